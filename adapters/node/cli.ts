@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+// `npm run panel -- <command>` (also the package's `bin`): the command-line tool of RUNTIME.md. It opens the
+// store from the same environment as `npm start` and calls the same domain services as the API, so it validates
+// exactly as the API does.
+import { mkdirSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '../../storage/store.js';
+import { runMigrations } from '../../storage/migrate.js';
+import { redact } from '../../storage/conn.js';
+import { createServices, type Services } from '../../domain/services.js';
+import { EventBus } from '../../domain/shared/events.js';
+import { systemClock } from '../../domain/shared/clock.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { SETTING_KEYS } from '../../domain/settings/schema.js';
+import { fileProbe } from '../../host-agent/files.js';
+import { UnavailableCore } from '../../host-agent/core/unavailable-core.js';
+import { readConfig, type NodeConfig } from './config.js';
+
+const USAGE = `usage: npm run panel -- <command>
+
+  admin --username U --password P [--reset-2fa]   set the admin credential (signs every session out)
+  settings [--json]                               print the effective settings
+  set KEY VALUE                                   write one setting, validated as /panel/setting/update does
+  migrate                                         run the database migrations
+  token create NAME                               create an API token and print it`;
+
+class UsageError extends Error {}
+
+/** `--name value` options and positional arguments. */
+function parseArgs(args: string[], flags: string[], valued: string[]) {
+  const opts: Record<string, string | true> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('--')) { rest.push(a); continue; }
+    const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flags.includes(name)) opts[name] = true;
+    else if (valued.includes(name)) {
+      const v = inline ?? args[++i];
+      if (v === undefined) throw new UsageError(`--${name} needs a value`);
+      opts[name] = v;
+    } else throw new UsageError(`unknown option --${name}`);
+  }
+  return { opts, rest };
+}
+
+async function withServices<T>(config: NodeConfig, fn: (s: Services) => Promise<T>): Promise<T> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = await openStore(config.dbUrl);
+  try {
+    const services = createServices({
+      store,
+      core: new UnavailableCore('the command-line tool does not run the core'),
+      clock: systemClock,
+      events: new EventBus(),
+      files: fileProbe,
+      panel: { requestRestart: () => {} },
+      runtime: { panelVersion: config.panelVersion, dataDir: config.dataDir },
+      settingsOverrides: config.overrides,
+    });
+    await services.auth.init();
+    return await fn(services);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function runCli(argv: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    out(USAGE);
+    return command ? 0 : 2;
+  }
+  const config = readConfig(env);
+  switch (command) {
+    case 'admin': {
+      const { opts, rest } = parseArgs(args, ['reset-2fa'], ['username', 'password']);
+      if (rest.length || typeof opts.username !== 'string' || typeof opts.password !== 'string') {
+        throw new UsageError('admin needs --username U --password P');
+      }
+      await withServices(config, async (s) => {
+        await s.auth.setAdmin(opts.username as string, opts.password as string);
+        if (opts['reset-2fa']) await s.settings.update({ twoFactorEnable: false, twoFactorToken: '' });
+      });
+      out(`admin credential set for ${(opts.username as string).trim()}; every session was signed out${opts['reset-2fa'] ? '; two-factor login turned off' : ''}`);
+      return 0;
+    }
+    case 'settings': {
+      const { opts, rest } = parseArgs(args, ['json'], []);
+      if (rest.length) throw new UsageError('settings takes only --json');
+      const settings = await withServices(config, (s) => s.settings.effective());
+      if (opts.json) {
+        out(JSON.stringify(settings, null, 2));
+      } else {
+        for (const key of SETTING_KEYS) {
+          const env = config.overrideSources[key];
+          out(`${key} = ${JSON.stringify(settings[key])}${env ? `   (from ${env}; stored value ignored while it is set)` : ''}`);
+        }
+      }
+      return 0;
+    }
+    case 'set': {
+      if (args.length !== 2) throw new UsageError('set needs KEY VALUE');
+      const [key, value] = args as [string, string];
+      const { changed } = await withServices(config, (s) => s.settings.set(key, value));
+      const env = config.overrideSources[key as keyof typeof config.overrideSources];
+      out(changed.length ? `${key} saved` : `${key} unchanged`);
+      if (env) out(`note: ${env} is set and overrides ${key} while it is set`);
+      if (changed.length && ['webListen', 'webPort', 'webBasePath', 'webCertFile', 'webKeyFile', 'subEnable', 'subListen', 'subPort', 'subCertFile', 'subKeyFile'].includes(key)) {
+        out('a running panel applies this after a restart (Settings → restart panel, or restart the service)');
+      }
+      return 0;
+    }
+    case 'migrate': {
+      if (args.length) throw new UsageError('migrate takes no arguments');
+      mkdirSync(config.dataDir, { recursive: true });
+      await runMigrations(config.dbUrl);
+      out(`migrations applied to ${redact(config.dbUrl)}`);
+      return 0;
+    }
+    case 'token': {
+      if (args[0] !== 'create' || args.length !== 2) throw new UsageError('token create NAME');
+      const row = await withServices(config, (s) => s.tokens.create(args[1]!));
+      out(row.token);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+function invokedDirectly(): boolean {
+  try {
+    return !!process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  runCli(process.argv.slice(2), (line) => console.log(line))
+    .then((code) => process.exit(code))
+    .catch((err) => {
+      if (err instanceof UsageError) console.error(`${err.message}\n\n${USAGE}`);
+      else if (err instanceof DomainError) console.error(`error: ${err.message}`);
+      else console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    });
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm start`: runs the panel and the subscription server in the foreground until SIGTERM/SIGINT.
+import { readConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { panelLogRing } from './log-ring.js';
+import { PanelServer } from './server.js';
+
+const STOP_DEADLINE_MS = 9000;
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  // The last lines also stay in memory for POST /panel/api/server/logs/:count.
+  const logger = createLogger(config.logLevel, panelLogRing.tee((l) => process.stderr.write(`${l}\n`)));
+  const server = new PanelServer(config, logger);
+  await server.start();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping', { signal });
+    const deadline = setTimeout(() => {
+      logger.error('graceful stop took too long; exiting');
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
+    try {
+      await server.stop();
+      process.exit(0);
+    } catch (err) {
+      logger.error('stop failed', { error: String(err) });
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(`panel failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+// Nodes: GET /panel/api/nodes/list with SQL roll-ups over 20,000 clients on 4 node-bound inbounds (8 nodes), on
+// libsql and PostgreSQL; then the node pusher converging 2,000 new clients onto a second real panel on a local
+// port (one batch: bulkCreate), and a probe round trip.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Benchmark, BenchContext, BenchRow } from './types.js';
+import { median } from './types.js';
+import { eachDatabase } from './databases.js';
+import { call, createTestApp, login, type Session, type TestApp } from '../test/support/app.js';
+import type { TestDatabase } from '../test/support/databases.js';
+import type { NewClient } from '../domain/ports/clients-store.js';
+import { createGuardedFetch } from '../host-agent/guarded-fetch.js';
+import { startRemotePanel } from '../test/handlers/nodes-remote.js';
+
+const CLIENTS = Number(process.env.BENCH_NODE_CLIENTS ?? 20_000);
+const PUSH = Number(process.env.BENCH_NODE_PUSH ?? 2_000);
+const NODES = 8;
+
+const vless = (port: number, extra: Record<string, unknown> = {}) => ({
+  port, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, ...extra,
+});
+
+async function ok(p: Promise<{ json: any }>, what: string): Promise<any> {
+  const r = await p;
+  if (!r.json?.success) throw new Error(`${what} failed: ${r.json?.msg}`);
+  return r.json.obj;
+}
+
+async function rollups(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string): Promise<BenchRow[]> {
+  const db: TestDatabase = { name: dbName, freshUrl: async () => url };
+  const t = await createTestApp(db);
+  try {
+    const s = await login(t);
+    const nodeIds: number[] = [];
+    for (let i = 0; i < NODES; i++) {
+      nodeIds.push((await ok(call(t, 'POST', '/panel/api/nodes/add', { name: `n${i}`, address: `n${i}.example`, port: 443, apiToken: 'x' }, s), 'node add')).id);
+    }
+    const ibs: number[] = [];
+    for (let i = 0; i < 4; i++) ibs.push((await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(40001 + i, { nodeId: nodeIds[i] }), s), 'inbound add')).id);
+    const now = t.clock.now();
+    for (let from = 0; from < CLIENTS; from += 5000) {
+      const items: NewClient[] = [];
+      for (let i = from; i < Math.min(CLIENTS, from + 5000); i++) {
+        items.push({
+          row: {
+            email: `u${i}@bench`, subId: `s${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '', security: '',
+            method: '', totalGB: 0, expiryTime: i % 10 === 0 ? now - 1000 : 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '',
+            reverse: null, reset: 0, createdAt: now, updatedAt: now,
+          },
+          inboundIds: [ibs[i % 4]!, ibs[(i + 1) % 4]!],
+        });
+      }
+      await t.store.clients.insertMany(items);
+      await t.store.traffic.applyDeltas({ clients: items.filter((_, k) => k % 3 === 0).map((it) => ({ email: it.row.email, up: 1, down: 1 })), inbounds: [], outbounds: [] }, now);
+    }
+    await t.store.traffic.enforce(now, 'all');
+    const times: number[] = [];
+    let list: any[] = [];
+    for (let i = 0; i < 15; i++) {
+      const t0 = performance.now();
+      list = await ok(call(t, 'GET', '/panel/api/nodes/list', undefined, s), 'list');
+      times.push(performance.now() - t0);
+    }
+    const sum = list.reduce((a, n) => a + n.clientCount, 0);
+    ctx.log(`${dbName}: ${list.length} nodes, clientCount sum ${sum}, depleted ${list.reduce((a, n) => a + n.depletedCount, 0)}`);
+    return [{ name: `nodes/list with roll-ups (${NODES} nodes, ${CLIENTS} clients)`, db: dbName, value: median(times), unit: 'ms', target: '<= 100 ms' }];
+  } finally {
+    await t.close();
+  }
+}
+
+async function push(ctx: BenchContext): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-nodes-'));
+  let n = 0;
+  const db: TestDatabase = { name: 'libsql', freshUrl: async () => `file:${join(dir, `p${n++}.db`)}` };
+  const remote = await startRemotePanel(db);
+  const t = await createTestApp(db, { deps: { http: createGuardedFetch(), pusherOptions: { coalesceMs: 5 } } });
+  try {
+    const s = await login(t);
+    const rs = await login(remote.t);
+    await ok(call(remote.t, 'POST', '/panel/api/inbounds/add', vless(41001), rs), 'remote inbound');
+    const nodeId = (await ok(call(t, 'POST', '/panel/api/nodes/add', {
+      name: 'edge', scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true,
+    }, s), 'node add')).id;
+    const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(41001, { nodeId }), s), 'inbound')).id;
+    const probes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      await ok(call(t, 'POST', `/panel/api/nodes/probe/${nodeId}`, undefined, s), 'probe');
+      probes.push(performance.now() - t0);
+    }
+    t.services.nodePusher.attach(t.events);
+    const items = Array.from({ length: PUSH }, (_, i) => ({ client: { email: `p${i}@bench` }, inboundIds: [ib] }));
+    const t0 = performance.now();
+    await ok(call(t, 'POST', '/panel/api/clients/bulkCreate', items, s), 'bulkCreate');
+    await t.services.nodePusher.idle();
+    const pushMs = performance.now() - t0;
+    const onRemote = (await ok(call(remote.t, 'GET', '/panel/api/clients/list', undefined, rs), 'remote list')).length;
+    ctx.log(`pushed ${onRemote}/${PUSH} clients in ${pushMs.toFixed(0)} ms`);
+    const t1 = performance.now();
+    await ok(call(t, 'POST', '/panel/api/clients/update/p0@bench', { email: 'p0@bench', comment: 'x' }, s), 'update');
+    await t.services.nodePusher.idle();
+    const oneMs = performance.now() - t1;
+    return [
+      { name: 'nodes/probe/:id round trip (local remote panel)', db: 'libsql', value: median(probes), unit: 'ms', target: '<= 50 ms' },
+      { name: `bulkCreate of ${PUSH} node clients, pushed to the node`, db: 'libsql', value: pushMs, unit: 'ms' },
+      { name: 'one client update pushed to the node', db: 'libsql', value: oneMs, unit: 'ms', target: '<= 250 ms' },
+    ];
+  } finally {
+    await t.services.nodePusher.stop();
+    await t.close();
+    await remote.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const bench: Benchmark = async (ctx) => {
+  const rows: BenchRow[] = [];
+  rows.push(...(await eachDatabase(ctx, 'bench_nodes', (db, url) => {
+    ctx.log(db === 'pg' ? 'PostgreSQL roll-ups' : 'libsql roll-ups');
+    return rollups(ctx, db, url);
+  })));
+  ctx.log('push to a second panel');
+  rows.push(...(await push(ctx)));
+  return rows;
+};
+
+export default bench;

@@ -1,0 +1,35 @@
+// `npm run bench [-- name-filter]`: runs every bench/*.bench.ts, prints one table, writes bench/results.json.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type { Benchmark, BenchRow } from './types.js';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const filter = process.argv[2] ?? '';
+const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+const pgUrl = process.env.PANEL_BENCH_PG_URL || process.env.PANEL_TEST_PG_URL || undefined;
+if (!pgUrl) console.log('PANEL_BENCH_PG_URL/PANEL_TEST_PG_URL unset: PostgreSQL figures are skipped');
+
+const rows: (BenchRow & { bench: string })[] = [];
+for (const file of files) {
+  const bench = file.replace(/\.bench\.ts$/, '');
+  console.log(`\n== ${bench}`);
+  const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default: Benchmark };
+  try {
+    for (const row of await mod.default({ pgUrl, log: (l) => console.log(`   ${l}`) })) rows.push({ bench, ...row });
+  } catch (err) {
+    console.error(`benchmark ${bench} failed: ${err instanceof Error ? err.stack : String(err)}`);
+  }
+}
+
+const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
+const table = [['benchmark', 'operation', 'db', 'value', 'target'], ...rows.map((r) => [r.bench, r.name, r.db, `${fmt(r.value)} ${r.unit}`, r.target ?? ''])];
+const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+console.log('');
+for (const [i, row] of table.entries()) {
+  console.log(`| ${row.map((cell, j) => cell.padEnd(widths[j]!)).join(' | ')} |`);
+  if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+}
+writeFileSync(join(dir, 'results.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
+console.log('\nwrote bench/results.json');
+process.exit(0);

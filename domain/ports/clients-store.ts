@@ -1,0 +1,56 @@
+// Storage port for clients, their attachments, counters, source IPs and tombstones.
+import type {
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientsSummary, ClientTrafficView, ClientWrite, PageQuery,
+} from '../clients/model.js';
+
+export type ReplaceResult = { outcome: 'ok'; traffic: ClientTrafficView } | { outcome: 'missing' | 'email-taken' };
+
+export interface NewClient {
+  row: ClientWrite;
+  inboundIds: number[];
+}
+
+export interface ClientLimits {
+  id: number;
+  expiryTime: number;
+  totalGB: number;
+}
+
+export interface ClientsRepo {
+  byEmail(email: string): Promise<ClientRecord | null>;
+  byEmails(emails: string[]): Promise<ClientRecord[]>;
+  full(email: string): Promise<ClientFull | null>;
+  listFull(): Promise<ClientFull[]>;
+  inboundIdsOf(clientId: number): Promise<number[]>;
+  /** Client id + attachments, one transaction, tombstone removed, counters row created (kept counters survive). Null when the email is taken. */
+  insert(row: ClientWrite, inboundIds: number[]): Promise<ClientRecord | null>;
+  /** Chunked multi-row insert in ONE transaction; emails already taken are returned in `taken` (nothing written for them). */
+  insertMany(items: NewClient[]): Promise<{ created: string[]; taken: string[] }>;
+  /** Replaces the row (email may change: counters, IPs follow). `enable=true` also clears the auto-disable flag. */
+  replace(id: number, oldEmail: string, row: ClientWrite): Promise<ReplaceResult>;
+  /** Deletes clients (attachments cascade), their IPs, their counters unless kept; tombstones the emails. Returns deleted emails. */
+  remove(emails: string[], keepTraffic: boolean, now: number): Promise<string[]>;
+  /** Adds attachments (existing ones ignored); returns how many were new. */
+  attach(clientId: number, inboundIds: number[]): Promise<number>;
+  detach(clientId: number, inboundIds: number[]): Promise<number>;
+  /** One page (search, filter, protocol, sort in SQL) and the number of rows the filters match. */
+  page(q: PageQuery, p: BucketParams): Promise<{ items: ClientSlim[]; filtered: number }>;
+  /** Counts per status bucket over all clients, with capped email lists. */
+  summary(p: BucketParams): Promise<ClientsSummary>;
+  /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
+  deletableDepleted(p: BucketParams): Promise<string[]>;
+  /** Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients touched. */
+  resetTraffic(emails: string[] | 'all'): Promise<{ emails: string[]; moved: boolean }>;
+  /** Sets absolute counters (creates the row when missing). False when no such client. */
+  setTraffic(email: string, up: number, down: number): Promise<boolean>;
+  /** Writes new expiry/quota values in one transaction. */
+  setLimits(rows: ClientLimits[], now: number): Promise<void>;
+  /** Sets the group label; returns emails whose label changed. */
+  setGroup(emails: string[], group: string, now: number): Promise<string[]>;
+  onlines(sinceSeconds: number): Promise<string[]>;
+  lastOnline(): Promise<Record<string, number>>;
+  ips(email: string): Promise<{ ip: string; lastSeen: number }[]>;
+  clearIps(email: string): Promise<number>;
+  traffic(email: string): Promise<{ email: string; up: number; down: number; total: number; expiryTime: number } | null>;
+  isTombstoned(email: string): Promise<boolean>;
+}

@@ -1,0 +1,64 @@
+// The one outbound HTTP client (DESIGN.md principle 9): every request the panel makes to the outside (core
+// releases, geo files, Telegram, nodes…) goes through it. host-agent/guarded-fetch.ts implements it with
+// timeouts, response size caps, and refusal of private and loopback targets unless allowed.
+
+export interface HttpRequest {
+  url: string;
+  method?: 'GET' | 'POST' | 'HEAD';
+  headers?: Record<string, string>;
+  body?: Uint8Array | string;
+  /** Whole-request deadline in ms (connect, redirects and body). Default 15 s. */
+  timeoutMs?: number;
+  /** Largest accepted response body in bytes; a larger one fails the request. Default 16 MiB. */
+  maxBytes?: number;
+  /** Permit private, loopback and link-local targets (e.g. a node with allowPrivateAddress). Default false. */
+  allowPrivate?: boolean;
+  /** Redirects followed for GET/HEAD (each hop re-checked). Default 5; POST never follows. */
+  maxRedirects?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The final URL after redirects. */
+  url: string;
+}
+
+/** Thrown for refused targets, timeouts, oversize bodies and network failures; the message is for operators. */
+export class HttpFetchError extends Error {
+  constructor(message: string, readonly reason: 'refused' | 'timeout' | 'too-large' | 'network' | 'bad-url') {
+    super(message);
+    this.name = 'HttpFetchError';
+  }
+}
+
+export interface HttpClient {
+  request(req: HttpRequest): Promise<HttpResponse>;
+}
+
+/** Multipart/form-data body builder for uploads (Telegram sendDocument…), runtime-neutral. */
+export function multipartBody(
+  fields: Record<string, string>,
+  file: { field: string; fileName: string; contentType: string; data: Uint8Array },
+  boundary = `----panel${Math.random().toString(16).slice(2)}${Math.random().toString(16).slice(2)}`,
+): { body: Uint8Array; contentType: string } {
+  const enc = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  const quote = (s: string) => s.replace(/["\r\n\\]/g, '_');
+  for (const [name, value] of Object.entries(fields)) {
+    chunks.push(enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`));
+  }
+  chunks.push(enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
+  chunks.push(file.data);
+  chunks.push(enc.encode(`\r\n--${boundary}--\r\n`));
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}

@@ -1,0 +1,46 @@
+// Who may open the WebSocket (spec Authentication 5): a valid session cookie only — a Bearer token alone is
+// refused — and the page must come from the panel itself (Origin equal to the Host the request was sent to),
+// which stops another site from riding the admin's cookie (cross-site WebSocket hijacking).
+
+export interface UpgradeRequest {
+  /** A valid session cookie came with the request. */
+  session: boolean;
+  /** An Authorization: Bearer header came with the request. */
+  bearer: boolean;
+  origin: string | undefined;
+  host: string | undefined;
+}
+
+export type UpgradeDecision =
+  | { ok: true }
+  | { ok: false; kind: 'unauthenticated' | 'forbidden'; reason: string };
+
+/** `https://panel.example:443` and Host `panel.example` are the same origin; so are `http://h` and `h:80`. */
+export function sameOrigin(origin: string, host: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const defaultPort = url.protocol === 'https:' ? ':443' : ':80';
+  let h = host.trim().toLowerCase();
+  if (h.endsWith(defaultPort)) h = h.slice(0, -defaultPort.length);
+  return url.host.toLowerCase() === h;
+}
+
+export function checkUpgrade(req: UpgradeRequest): UpgradeDecision {
+  if (!req.session) {
+    return {
+      ok: false,
+      kind: 'unauthenticated',
+      reason: req.bearer ? 'the WebSocket accepts only a session cookie; Bearer tokens are refused' : 'no valid session',
+    };
+  }
+  if (!req.origin) return { ok: false, kind: 'forbidden', reason: 'Origin header missing' };
+  if (!req.host || !sameOrigin(req.origin, req.host)) {
+    return { ok: false, kind: 'forbidden', reason: `Origin ${req.origin} is not this panel` };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,120 @@
+// Composition of the use cases over the ports. The node adapter and the test app factory both call this.
+import type { Store } from './ports/store.js';
+import type { CoreControl } from './ports/core.js';
+import type { FileProbe, PanelControl, RuntimeInfo } from './ports/runtime.js';
+import type { Clock } from './shared/clock.js';
+import type { EventBus } from './shared/events.js';
+import type { Settings } from './settings/schema.js';
+import { SettingsService } from './settings/service.js';
+import { AuthService } from './auth/service.js';
+import { TokensService } from './tokens/service.js';
+import { TrafficService } from './traffic/service.js';
+import { SubscriptionService } from './subscription/service.js';
+import type { AccessLogSource, IpLimitLog } from './ports/traffic-store.js';
+import type { PortProbe } from './ports/port-probe.js';
+import { InboundsService } from './inbounds/service.js';
+import { ClientsService } from './clients/service.js';
+import { GroupsService } from './groups/service.js';
+import { CoreService, type CoreServiceOptions } from './core/service.js';
+import type { CoreMetricsProbe, HistoryFile, HostMetrics } from './ports/host.js';
+import { noCoreMetrics, noHost, StatusService } from './status/service.js';
+import { PushHub } from './push/hub.js';
+import { HttpFetchError, type HttpClient } from './ports/http.js';
+import type { GeoFileStore } from './ports/geo-store.js';
+import { NodesService } from './nodes/service.js';
+import { NodePusher, type PusherOptions } from './nodes/pusher.js';
+import { GeoService, type GeoServiceOptions } from './geo/service.js';
+import { ServerToolsService, type ServerToolsPorts } from './server-tools/service.js';
+
+export interface ServiceDeps {
+  store: Store;
+  core: CoreControl;
+  clock: Clock;
+  events: EventBus;
+  files: FileProbe;
+  panel: PanelControl;
+  runtime: RuntimeInfo;
+  /** Environment overrides of settings (RUNTIME.md). */
+  settingsOverrides?: Partial<Settings>;
+  /** The core's access log and the IP-limit log (host agent); optional: without them no client IPs are kept. */
+  accessLog?: AccessLogSource;
+  ipLimitLog?: IpLimitLog;
+  /** Bind test for "port must be free" (host agent; tests pass a fake). Without it only inbound-vs-inbound collisions are checked. */
+  portProbe?: PortProbe;
+  /** Core API port (PANEL_CORE_API_PORT), access-log path and logging for the core service. */
+  coreOptions?: CoreServiceOptions;
+  /** Host metrics, the core's metrics endpoint and the history file (host agent); without them status reads zeros. */
+  host?: HostMetrics;
+  coreMetrics?: CoreMetricsProbe;
+  historyFile?: HistoryFile | null;
+  /** The guarded outbound fetch (nodes, geo downloads); without it outbound calls fail with a clear message. */
+  http?: HttpClient;
+  /** $PANEL_DATA_DIR/bin for custom geo files; without it custom geo downloads are refused. */
+  geoFiles?: GeoFileStore | null;
+  geoOptions?: GeoServiceOptions;
+  /** Retry/backoff of the node pusher (the node adapter attaches it to the event bus). */
+  pusherOptions?: PusherOptions;
+  /** Server tools on the host: core install, geo files, logs, backups (host agent and node adapter). */
+  serverTools?: ServerToolsPorts;
+}
+
+export function createServices(deps: ServiceDeps) {
+  const settings = new SettingsService(deps.store, deps.files, deps.events, deps.settingsOverrides);
+  const auth = new AuthService(deps.store, settings, deps.clock);
+  const tokens = new TokensService(deps.store, deps.clock, deps.events);
+  const traffic = new TrafficService({
+    store: deps.store, core: deps.core, clock: deps.clock, events: deps.events, settings,
+    accessLog: deps.accessLog, ipLimitLog: deps.ipLimitLog,
+  });
+  // INTEGRATION POINT (traffic → core runtime): with restartCoreOnClientDisable on, one core restart after a tick
+  // that depleted clients, through the core service (one serialised reload).
+  const core = new CoreService(deps.store, deps.core, deps.events, { apiPort: deps.runtime.coreApiPort, ...deps.coreOptions });
+  traffic.restartCore = () => core.restart();
+  core.beforeCoreRestart = () => traffic.flush();
+  const subscriptions = new SubscriptionService(deps.store, settings, deps.clock, deps.events);
+  const inbounds = new InboundsService(deps.store, deps.clock, deps.events, deps.portProbe ?? { probe: async () => ({ free: true }) });
+  const clients = new ClientsService(deps.store, deps.clock, deps.events, settings);
+  const groups = new GroupsService(deps.store, deps.clock, deps.events);
+  const status = new StatusService({
+    host: deps.host ?? noHost, coreMetrics: deps.coreMetrics ?? noCoreMetrics, historyFile: deps.historyFile ?? null,
+    core: deps.core, clock: deps.clock, events: deps.events, panelVersion: deps.runtime.panelVersion,
+    onlineCount: async () => (await clients.onlines()).length,
+    coreConfig: () => core.template(),
+    warn: (msg, fields) => deps.coreOptions?.log?.(msg, fields),
+  });
+  const http: HttpClient = deps.http ?? { request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); } };
+  const nodes = new NodesService(deps.store, http, deps.clock, deps.events);
+  const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
+  const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, deps.geoOptions);
+  geo.restartCore = async () => { if (core.status().state === 'running') await core.restart(); };
+  const serverTools = new ServerToolsService({
+    ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
+    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: () => auth.init(),
+  });
+  const push = new PushHub();
+  push.attach(deps.events);
+  return {
+    deps,
+    settings,
+    auth,
+    tokens,
+    traffic,
+    subscriptions,
+    inbounds,
+    clients,
+    groups,
+    core,
+    status,
+    push,
+    nodes,
+    nodePusher,
+    geo,
+    serverTools,
+    /** Runs once at start-up, after migrations. */
+    async init(): Promise<void> {
+      await auth.init();
+    },
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

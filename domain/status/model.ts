@@ -1,0 +1,81 @@
+// The server status snapshot, the history metric names and bucket sizes (spec: Server status snapshot, History
+// sample, Limits). Pure shapes and parsing; no I/O.
+import { DomainError } from '../shared/errors.js';
+
+export interface Usage {
+  /** Bytes in use. */
+  current: number;
+  /** Bytes in total. */
+  total: number;
+}
+
+export interface StatusSnapshot {
+  /** Percent of all CPUs busy over the last sample interval. */
+  cpu: number;
+  mem: Usage;
+  swap: Usage;
+  disk: Usage;
+  /** Bytes per second over the last sample interval, summed over every interface but loopback. */
+  netIO: { up: number; down: number };
+  core: { state: string; version: string };
+  tcpCount: number;
+  load: { load1: number; load5: number; load15: number };
+  /** v-prefixed, e.g. "v0.1.0". */
+  panelVersion: string;
+}
+
+/** One history point: `t` Unix seconds (bucket start), `v` the mean of the samples in the bucket. */
+export interface HistorySample {
+  t: number;
+  v: number;
+}
+
+export const SAMPLE_INTERVAL_MS = 2000;
+/** How far back the history rings reach (spec Limits: about 6 hours). */
+export const HISTORY_WINDOW_S = 6 * 3600;
+export const HISTORY_BUCKETS = [2, 30, 60, 120, 180, 300] as const;
+export const HISTORY_METRICS = ['cpu', 'mem', 'netUp', 'netDown', 'online', 'load1', 'load5', 'load15'] as const;
+export const CORE_METRICS = ['coreAlloc', 'coreSys', 'coreHeapObjects', 'coreNumGC', 'corePauseNs'] as const;
+
+export type HistoryMetric = (typeof HISTORY_METRICS)[number];
+export type CoreMetric = (typeof CORE_METRICS)[number];
+
+/** A bucket path parameter: one of the allowed sizes in seconds, else a DomainError naming the allowed list. */
+export function parseBucket(raw: string): number {
+  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(HISTORY_BUCKETS as readonly number[]).includes(n)) {
+    throw new DomainError(`bucket: must be one of ${HISTORY_BUCKETS.join(', ')} (seconds), got "${raw}"`);
+  }
+  return n;
+}
+
+export function parseHistoryMetric(raw: string): HistoryMetric {
+  if (!(HISTORY_METRICS as readonly string[]).includes(raw)) {
+    throw new DomainError(`metric: must be one of ${HISTORY_METRICS.join(', ')}, got "${raw}"`);
+  }
+  return raw as HistoryMetric;
+}
+
+export function parseCoreMetric(raw: string): CoreMetric {
+  if (!(CORE_METRICS as readonly string[]).includes(raw)) {
+    throw new DomainError(`metric: must be one of ${CORE_METRICS.join(', ')}, got "${raw}"`);
+  }
+  return raw as CoreMetric;
+}
+
+export const vPrefixed = (version: string): string => (/^v/i.test(version) ? version : `v${version}`);
+
+export function emptySnapshot(panelVersion: string): StatusSnapshot {
+  const zero = { current: 0, total: 0 };
+  return {
+    cpu: 0,
+    mem: { ...zero },
+    swap: { ...zero },
+    disk: { ...zero },
+    netIO: { up: 0, down: 0 },
+    core: { state: 'stopped', version: '' },
+    tcpCount: 0,
+    load: { load1: 0, load5: 0, load15: 0 },
+    panelVersion: vPrefixed(panelVersion),
+  };
+}

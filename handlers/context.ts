@@ -1,0 +1,38 @@
+// What every handler finds on the Hono context.
+import type { Context } from 'hono';
+import type { UpgradeWebSocket } from 'hono/ws';
+import type { Services } from '../domain/services.js';
+import type { SessionClaims } from '../domain/auth/session.js';
+
+export type Principal = { kind: 'session'; claims: SessionClaims } | { kind: 'bearer' };
+
+export interface PanelDeps {
+  services: Services;
+  /** The peer address of the request (the adapter knows the socket). */
+  clientIp(c: Context): string;
+  /** Web base path, normalised to begin and end with `/`. */
+  basePath: string;
+  /** Whether the panel is served over TLS (Secure cookies). */
+  secure: boolean;
+  logger?: Logger;
+  /** The runtime's WebSocket upgrade (Node: `upgradeWebSocket` from @hono/node-server); absent: GET /ws answers 426. */
+  upgradeWebSocket?: UpgradeWebSocket<any>;
+}
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export type AppEnv = {
+  Variables: {
+    deps: PanelDeps;
+    services: Services;
+    principal: Principal;
+    requestId: string;
+  };
+};
+
+export type AppContext = Context<AppEnv>;

@@ -1,0 +1,2 @@
+import { defineConfig } from 'drizzle-kit';
+export default defineConfig({ dialect: 'postgresql', schema: './storage/schema/pg.ts', out: './storage/migrations/pg' });

@@ -1,0 +1,538 @@
+// Clients: one row per client, attachments in client_inbounds, counters in client_traffics (keyed by email).
+// Paging, search, filters, sorting and the summary are SQL (one scan for every count); nothing loads all clients
+// into JavaScript except the explicit full list.
+import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import type { ClientsRepo, NewClient } from '../../domain/ports/clients-store.js';
+import type {
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery,
+} from '../../domain/clients/model.js';
+import { SUMMARY_EMAIL_CAP } from '../../domain/clients/model.js';
+import type { Conn } from '../conn.js';
+import { isUniqueViolation } from './errors.js';
+import { jsonRows, placeholders, raw } from './raw.js';
+
+export const chunk = <T>(items: T[], size: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/** Rows per multi-row INSERT of clients (20 columns → 10,000 bind parameters, under both dialects' limits). */
+const CLIENT_CHUNK = 500;
+const KEY_CHUNK = 2000;
+
+const n = (v: unknown): number => Number(v ?? 0);
+const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
+
+type ClientRow = {
+  id: number; email: string; subId: string; uuid: string; password: string; auth: string; flow: string;
+  security: string; method: string; totalGB: number; expiryTime: number; enable: boolean; limitIp: number;
+  tgId: number; comment: string; group: string; reverse: string | null; reset: number; createdAt: number; updatedAt: number;
+};
+
+export function parseReverse(text: string | null): { tag: string } | null {
+  if (!text) return null;
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v.tag === 'string' && v.tag !== '' ? { tag: v.tag } : null;
+  } catch {
+    return null;
+  }
+}
+
+export const toClient = (r: ClientRow): ClientRecord => ({ ...r, reverse: parseReverse(r.reverse) });
+
+export const toRow = (w: ClientWrite) => ({ ...w, reverse: w.reverse && w.reverse.tag ? JSON.stringify({ tag: w.reverse.tag }) : null });
+
+/**
+ * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
+ * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
+ */
+const CLIENT_COLS = ['email', 'sub_id', 'uuid', 'password', 'auth', 'flow', 'security', 'method', 'total_bytes', 'expiry_time',
+  'enable', 'limit_ip', 'tg_id', 'comment', 'group_name', 'reverse', 'reset_days', 'created_at', 'updated_at'];
+
+/**
+ * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
+ * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
+ * Raw multi-row statements: this is the 10,000-client bulkCreate path.
+ */
+export async function insertClientsTx(tx: Conn, items: NewClient[]): Promise<{ created: Map<string, number>; taken: string[] }> {
+  const created = new Map<string, number>();
+  for (const part of chunk(items, CLIENT_CHUNK)) {
+    const args: unknown[] = [];
+    for (const { row: w } of part) {
+      const r = toRow(w);
+      args.push(r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime, r.enable,
+        r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt);
+    }
+    const rows = await raw<{ id: unknown; email: string }>(tx,
+      `INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(part.length, CLIENT_COLS.length)}
+       ON CONFLICT (email) DO NOTHING RETURNING id, email`, args);
+    for (const r of rows) created.set(r.email, Number(r.id));
+  }
+  const taken = items.filter((i) => !created.has(i.row.email)).map((i) => i.row.email);
+  const links: number[] = [];
+  for (const i of items) {
+    const id = created.get(i.row.email);
+    if (id === undefined) continue;
+    for (const inboundId of new Set(i.inboundIds)) links.push(id, inboundId);
+  }
+  const LINK_ROWS = KEY_CHUNK * 2;
+  for (let k = 0; k < links.length; k += LINK_ROWS * 2) {
+    const part = links.slice(k, k + LINK_ROWS * 2);
+    await raw(tx, `INSERT INTO client_inbounds (client_id, inbound_id) VALUES ${placeholders(part.length / 2, 2)} ON CONFLICT DO NOTHING`, part);
+  }
+  const emails = [...created.keys()];
+  for (const part of chunk(emails, KEY_CHUNK)) {
+    // Counters kept from an earlier client of the same email (keepTraffic) survive; the auto-disable flag is cleared.
+    await raw(tx, `INSERT INTO client_traffics (email) VALUES ${placeholders(part.length, 1)}
+      ON CONFLICT (email) DO UPDATE SET enable = TRUE`, part);
+    await raw(tx, `DELETE FROM client_tombstones WHERE email IN (${part.map(() => '?').join(',')})`, part);
+  }
+  return { created, taken };
+}
+
+// ---- the status predicates in SQL (mirrors domain/clients/rules.ts) -------------------------------------------------
+
+const USED = sql.raw('(COALESCE(ct.up, 0) + COALESCE(ct.down, 0))');
+const FROM = sql.raw('clients c LEFT JOIN client_traffics ct ON ct.email = c.email');
+
+function predicates(p: BucketParams) {
+  const depleted = sql`((NOT c.enable AND NOT COALESCE(ct.enable, TRUE)) OR (c.total_bytes > 0 AND ${USED} >= c.total_bytes) OR (c.expiry_time > 0 AND c.expiry_time <= ${p.now}))`;
+  const near = sql`((c.expiry_time > 0 AND c.expiry_time - ${p.now} < ${p.expireDiffMs}) OR (c.total_bytes > 0 AND c.total_bytes - ${USED} < ${p.trafficDiffBytes}))`;
+  const online = sql`(c.enable AND COALESCE(ct.last_online, 0) >= ${p.onlineSince})`;
+  return {
+    depleted,
+    deactive: sql`(NOT c.enable AND NOT ${depleted})`,
+    active: sql`(c.enable AND NOT ${depleted})`,
+    expiring: sql`(c.enable AND NOT ${depleted} AND ${near})`,
+    /** Summary `active`: not expiring, so the four summary buckets partition the clients. */
+    activeOnly: sql`(c.enable AND NOT ${depleted} AND NOT ${near})`,
+    online,
+    deletable: sql`((c.expiry_time > 0 AND c.expiry_time <= ${p.now}) OR (c.reset_days = 0 AND ${depleted}))`,
+  };
+}
+
+/** A column of many rows as one JSON array (see raw.ts jsonRows for why). */
+export async function jsonColumn<T = string>(c: Conn, expr: SQL, from: SQL, where: SQL, orderBy: SQL): Promise<T[]> {
+  const q = c.dialect === 'sqlite'
+    ? sql`SELECT json_group_array(v) AS j FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where} ORDER BY ${orderBy})`
+    : sql`SELECT COALESCE(json_agg(${expr} ORDER BY ${orderBy}), '[]'::json)::text AS j FROM ${from} WHERE ${where}`;
+  const [row] = await c.all<{ j: string }>(q);
+  return row?.j ? (JSON.parse(row.j) as T[]) : [];
+}
+
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+function whereOf(q: PageQuery, p: BucketParams, dialect: Conn['dialect']): SQL | null {
+  const parts: SQL[] = [];
+  const needle = q.search.trim();
+  if (needle) {
+    // Case-insensitive (ASCII) substring of email, subId or comment. SQLite's LIKE already ignores ASCII case (3x
+    // faster than lower() LIKE); on PostgreSQL strpos over lower(... COLLATE "C") is 5x faster than ILIKE.
+    if (dialect === 'pg') {
+      const lowered = needle.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+      parts.push(sql`(strpos(lower(c.email COLLATE "C"), ${lowered}) > 0 OR strpos(lower(c.sub_id COLLATE "C"), ${lowered}) > 0
+        OR strpos(lower(c.comment COLLATE "C"), ${lowered}) > 0)`);
+    } else {
+      const pat = `%${escapeLike(needle)}%`;
+      parts.push(sql`(c.email LIKE ${pat} ESCAPE '\\' OR c.sub_id LIKE ${pat} ESCAPE '\\' OR c.comment LIKE ${pat} ESCAPE '\\')`);
+    }
+  }
+  if (q.protocol) {
+    parts.push(sql`c.id IN (SELECT ci.client_id FROM client_inbounds ci JOIN inbounds ib ON ib.id = ci.inbound_id WHERE ib.protocol = ${q.protocol})`);
+  }
+  if (q.filter) {
+    const pr = predicates(p);
+    parts.push(pr[q.filter]);
+  }
+  if (q.group !== undefined) parts.push(sql`c.group_name = ${q.group}`);
+  if (parts.length === 0) return null;
+  return sql.join(parts, sql` AND `);
+}
+
+const NEVER = sql.raw('9007199254740991');
+
+function orderOf(q: PageQuery): SQL {
+  const dir = sql.raw(q.order === 'descend' ? 'DESC' : 'ASC');
+  let expr: SQL;
+  switch (q.sort) {
+    case 'enable': expr = sql`(CASE WHEN c.enable THEN 1 ELSE 0 END)`; break;
+    case 'email': expr = sql`lower(c.email)`; break;
+    case 'inboundIds': expr = sql`(SELECT COUNT(*) FROM client_inbounds ci WHERE ci.client_id = c.id)`; break;
+    case 'traffic': expr = USED; break;
+    case 'remaining': expr = sql`(CASE WHEN c.total_bytes > 0 THEN c.total_bytes - ${USED} ELSE ${NEVER} END)`; break;
+    case 'expiryTime': expr = sql`(CASE WHEN c.expiry_time > 0 THEN c.expiry_time ELSE ${NEVER} END)`; break;
+    default: return sql`c.id ASC`;
+  }
+  return sql`${expr} ${dir}, c.id ASC`;
+}
+
+export function clientsRepo(c: Conn): ClientsRepo {
+  const { clients, clientInbounds, clientTraffics, clientTombstones, clientIps } = c.t;
+
+  async function attachmentsOf(ids: number[]): Promise<Map<number, number[]>> {
+    const map = new Map<number, number[]>();
+    for (const part of chunk(ids, KEY_CHUNK)) {
+      const rows = await c.db.select().from(clientInbounds).where(inArray(clientInbounds.clientId, part))
+        .orderBy(asc(clientInbounds.clientId), asc(clientInbounds.inboundId));
+      for (const r of rows) {
+        let list = map.get(r.clientId);
+        if (!list) map.set(r.clientId, (list = []));
+        list.push(r.inboundId);
+      }
+    }
+    return map;
+  }
+
+  async function trafficOf(emails: string[]): Promise<Map<string, ClientTrafficView>> {
+    const map = new Map<string, ClientTrafficView>();
+    for (const part of chunk(emails, KEY_CHUNK)) {
+      const rows = await c.db.select().from(clientTraffics).where(inArray(clientTraffics.email, part));
+      for (const r of rows) map.set(r.email, { up: r.up, down: r.down, enable: r.enable, lastOnline: r.lastOnline });
+    }
+    return map;
+  }
+
+  const noTraffic = (): ClientTrafficView => ({ up: 0, down: 0, enable: true, lastOnline: 0 });
+
+  async function withDetails(rows: ClientRecord[]): Promise<ClientFull[]> {
+    const att = await attachmentsOf(rows.map((r) => r.id));
+    const tr = await trafficOf(rows.map((r) => r.email));
+    return rows.map((r) => ({ ...r, inboundIds: att.get(r.id) ?? [], traffic: tr.get(r.email) ?? noTraffic() }));
+  }
+
+  /** Slim rows for a page of ids, in the given order. */
+  async function slimRows(ids: number[]): Promise<ClientSlim[]> {
+    if (ids.length === 0) return [];
+    const rows = (await c.db.select().from(clients).where(inArray(clients.id, ids))).map(toClient);
+    const full = await withDetails(rows);
+    const byId = new Map(full.map((f) => [f.id, f]));
+    return ids.map((id) => byId.get(id)).filter((f): f is ClientFull => !!f).map((f) => ({
+      email: f.email, subId: f.subId, enable: f.enable, totalGB: f.totalGB, expiryTime: f.expiryTime, limitIp: f.limitIp,
+      reset: f.reset, comment: f.comment, group: f.group, inboundIds: f.inboundIds, traffic: f.traffic,
+      createdAt: f.createdAt, updatedAt: f.updatedAt,
+    }));
+  }
+
+  const repo: ClientsRepo = {
+    async byEmail(email) {
+      const [row] = await c.db.select().from(clients).where(eq(clients.email, email));
+      return row ? toClient(row) : null;
+    },
+
+    async byEmails(emails) {
+      const out: ClientRecord[] = [];
+      for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
+        const rows = await c.db.select().from(clients).where(inArray(clients.email, part));
+        out.push(...rows.map(toClient));
+      }
+      return out;
+    },
+
+    async full(email) {
+      const row = await repo.byEmail(email);
+      return row ? (await withDetails([row]))[0]! : null;
+    },
+
+    async listFull() {
+      const rows = await jsonRows(c, [
+        'c.id', 'c.email', 'c.sub_id', 'c.uuid', 'c.password', 'c.auth', 'c.flow', 'c.security', 'c.method', 'c.total_bytes',
+        'c.expiry_time', 'c.enable', 'c.limit_ip', 'c.tg_id', 'c.comment', 'c.group_name', 'c.reverse', 'c.reset_days', 'c.created_at',
+        'c.updated_at', 'ct.up', 'ct.down', 'ct.enable', 'ct.last_online',
+      ], 'clients c LEFT JOIN client_traffics ct ON ct.email = c.email', 'c.id');
+      const links = await jsonRows(c, ['client_id', 'inbound_id'], 'client_inbounds', 'client_id, inbound_id');
+      const att = new Map<number, number[]>();
+      for (const [cid, iid] of links) {
+        let list = att.get(Number(cid));
+        if (!list) att.set(Number(cid), (list = []));
+        list.push(Number(iid));
+      }
+      return rows.map((r) => ({
+        id: n(r[0]), email: r[1] as string, subId: r[2] as string, uuid: r[3] as string, password: r[4] as string, auth: r[5] as string,
+        flow: r[6] as string, security: r[7] as string, method: r[8] as string, totalGB: n(r[9]), expiryTime: n(r[10]), enable: b(r[11]),
+        limitIp: n(r[12]), tgId: n(r[13]), comment: r[14] as string, group: r[15] as string, reverse: parseReverse(r[16] as string | null),
+        reset: n(r[17]), createdAt: n(r[18]), updatedAt: n(r[19]),
+        inboundIds: att.get(n(r[0])) ?? [],
+        traffic: { up: n(r[20]), down: n(r[21]), enable: r[22] === null || r[22] === undefined ? true : b(r[22]), lastOnline: n(r[23]) },
+      }));
+    },
+
+    async inboundIdsOf(clientId) {
+      const rows = await c.db.select({ id: clientInbounds.inboundId }).from(clientInbounds)
+        .where(eq(clientInbounds.clientId, clientId)).orderBy(asc(clientInbounds.inboundId));
+      return rows.map((r) => r.id);
+    },
+
+    async insert(row, inboundIds) {
+      const res = await c.tx((tx) => insertClientsTx(tx, [{ row, inboundIds }]));
+      const id = res.created.get(row.email);
+      if (id === undefined) return null;
+      return { ...row, id };
+    },
+
+    async insertMany(items) {
+      if (items.length === 0) return { created: [], taken: [] };
+      const res = await c.tx((tx) => insertClientsTx(tx, items));
+      return { created: [...res.created.keys()], taken: res.taken };
+    },
+
+    async replace(id, oldEmail, row) {
+      if (c.dialect === 'pg' && row.email === oldEmail) {
+        // Same email on PostgreSQL: ONE statement (the row update and the counter upsert as a data-modifying CTE),
+        // atomic without BEGIN/COMMIT round trips. No row from the CTE means the client is gone.
+        const r = toRow(row);
+        const [t] = await raw<Record<string, unknown>>(c, `WITH u AS (UPDATE clients SET ${CLIENT_COLS.map((col) => `${col} = ?`).join(', ')}
+            WHERE id = ? RETURNING email)
+          INSERT INTO client_traffics (email) SELECT email FROM u
+          ON CONFLICT (email) DO UPDATE SET enable = CASE WHEN ? THEN TRUE ELSE client_traffics.enable END
+          RETURNING up, down, enable, last_online`, [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method,
+          r.totalGB, r.expiryTime, r.enable, r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt, id, row.enable]);
+        if (!t) return { outcome: 'missing' as const };
+        return { outcome: 'ok' as const, traffic: { up: n(t.up), down: n(t.down), enable: b(t.enable), lastOnline: n(t.last_online) } };
+      }
+      try {
+        return await c.tx(async (tx) => {
+          const db = tx.db;
+          if (row.email !== oldEmail) {
+            const [other] = await db.select({ id: clients.id }).from(clients).where(and(eq(clients.email, row.email), ne(clients.id, id)));
+            if (other) return { outcome: 'email-taken' as const };
+          }
+          const res = await db.update(clients).set(toRow(row)).where(eq(clients.id, id)).returning({ id: clients.id });
+          if (res.length === 0) return { outcome: 'missing' as const };
+          if (row.email !== oldEmail) {
+            // Counters and IPs follow the client; a stale kept row of the new email (deleted client) gives way.
+            await db.delete(clientTraffics).where(eq(clientTraffics.email, row.email));
+            await db.update(clientTraffics).set({ email: row.email }).where(eq(clientTraffics.email, oldEmail));
+            await db.delete(clientIps).where(eq(clientIps.email, row.email));
+            await db.update(clientIps).set({ email: row.email }).where(eq(clientIps.email, oldEmail));
+            await db.delete(clientTombstones).where(eq(clientTombstones.email, row.email));
+          }
+          // Enabling by the operator also clears the auto-disable flag; one statement that returns the counters.
+          const [t] = await raw<Record<string, unknown>>(tx, `INSERT INTO client_traffics (email) VALUES (?)
+            ON CONFLICT (email) DO UPDATE SET enable = CASE WHEN ? THEN TRUE ELSE client_traffics.enable END
+            RETURNING up, down, enable, last_online`, [row.email, row.enable]);
+          return {
+            outcome: 'ok' as const,
+            traffic: { up: n(t?.up), down: n(t?.down), enable: t ? b(t.enable) : true, lastOnline: n(t?.last_online) },
+          };
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) return { outcome: 'email-taken' as const };
+        throw err;
+      }
+    },
+
+    async remove(emails, keepTraffic, now) {
+      if (emails.length === 0) return [];
+      const unique = [...new Set(emails)];
+      if (c.dialect === 'pg' && unique.length <= KEY_CHUNK) {
+        // PostgreSQL: ONE statement (data-modifying CTEs share the snapshot and commit together), no BEGIN/COMMIT.
+        const list = unique.map(() => '?').join(',');
+        const rows = await raw<{ email: string }>(c, `WITH d AS (DELETE FROM clients WHERE email IN (${list}) RETURNING id, email),
+          ci AS (DELETE FROM client_inbounds WHERE client_id IN (SELECT id FROM d)),
+          ip AS (DELETE FROM client_ips WHERE email IN (SELECT email FROM d)),
+          ${keepTraffic ? '' : 'tr AS (DELETE FROM client_traffics WHERE email IN (SELECT email FROM d)),'}
+          ts AS (INSERT INTO client_tombstones (email, deleted_at) SELECT email, ?::bigint FROM d
+            ON CONFLICT (email) DO UPDATE SET deleted_at = excluded.deleted_at)
+          SELECT email FROM d`, [...unique, now]);
+        return rows.map((r) => r.email);
+      }
+      return c.tx(async (tx) => {
+        const deleted: string[] = [];
+        for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
+          const rows = await tx.db.delete(clients).where(inArray(clients.email, part)).returning({ id: clients.id, email: clients.email });
+          if (rows.length === 0) continue;
+          const gone = rows.map((r) => r.email);
+          deleted.push(...gone);
+          await tx.db.delete(clientInbounds).where(inArray(clientInbounds.clientId, rows.map((r) => r.id)));
+          await tx.db.delete(clientIps).where(inArray(clientIps.email, gone));
+          if (!keepTraffic) await tx.db.delete(clientTraffics).where(inArray(clientTraffics.email, gone));
+          await tx.db.insert(clientTombstones).values(gone.map((email) => ({ email, deletedAt: now })))
+            .onConflictDoUpdate({ target: clientTombstones.email, set: { deletedAt: now } });
+        }
+        return deleted;
+      });
+    },
+
+    async attach(clientId, inboundIds) {
+      if (inboundIds.length === 0) return 0;
+      const res = await c.write((db) => db.insert(clientInbounds).values([...new Set(inboundIds)].map((inboundId) => ({ clientId, inboundId })))
+        .onConflictDoNothing().returning({ id: clientInbounds.inboundId }));
+      return res.length;
+    },
+
+    async detach(clientId, inboundIds) {
+      if (inboundIds.length === 0) return 0;
+      const res = await c.write((db) => db.delete(clientInbounds)
+        .where(and(eq(clientInbounds.clientId, clientId), inArray(clientInbounds.inboundId, inboundIds)))
+        .returning({ id: clientInbounds.inboundId }));
+      return res.length;
+    },
+
+    async summary(p) {
+      // ONE scan that classifies each client once (the bucket predicates share sub-expressions), then counts and
+      // collects each bucket's emails (id order) as JSON arrays, capped in JavaScript.
+      const list = (cond: SQL) => (c.dialect === 'sqlite'
+        ? sql`json_group_array(s.email) FILTER (WHERE ${cond})`
+        : sql`COALESCE(json_agg(s.email ORDER BY s.id) FILTER (WHERE ${cond}), '[]'::json)::text`);
+      const used = USED;
+      const [r] = await c.all<Record<string, unknown>>(sql`SELECT COUNT(*) AS total,
+        COUNT(*) FILTER (WHERE s.b = 'a') AS active,
+        ${list(sql`s.b = 'd'`)} AS depleted, ${list(sql`s.b = 'e'`)} AS expiring,
+        ${list(sql`s.b = 'x'`)} AS deactive, ${list(sql`s.o`)} AS online
+        FROM (SELECT c.id AS id, c.email AS email,
+          CASE
+            WHEN (NOT c.enable AND NOT COALESCE(ct.enable, TRUE)) OR (c.total_bytes > 0 AND ${used} >= c.total_bytes)
+              OR (c.expiry_time > 0 AND c.expiry_time <= ${p.now}) THEN 'd'
+            WHEN NOT c.enable THEN 'x'
+            WHEN (c.expiry_time > 0 AND c.expiry_time - ${p.now} < ${p.expireDiffMs})
+              OR (c.total_bytes > 0 AND c.total_bytes - ${used} < ${p.trafficDiffBytes}) THEN 'e'
+            ELSE 'a'
+          END AS b,
+          (c.enable AND COALESCE(ct.last_online, 0) >= ${p.onlineSince}) AS o
+          FROM ${FROM} ORDER BY c.id) s`);
+      const parse = (v: unknown): string[] => (typeof v === 'string' && v ? JSON.parse(v) as string[] : []);
+      const depleted = parse(r?.depleted);
+      const expiring = parse(r?.expiring);
+      const deactive = parse(r?.deactive);
+      const online = parse(r?.online);
+      const cap = (a: string[]) => (a.length > SUMMARY_EMAIL_CAP ? a.slice(0, SUMMARY_EMAIL_CAP) : a);
+      return {
+        total: n(r?.total), active: n(r?.active),
+        online: cap(online), depleted: cap(depleted), expiring: cap(expiring), deactive: cap(deactive),
+        onlineCount: online.length, depletedCount: depleted.length, expiringCount: expiring.length, deactiveCount: deactive.length,
+      };
+    },
+
+    async page(q, p) {
+      const where = whereOf(q, p, c.dialect);
+      const offset = (q.page - 1) * q.pageSize;
+      if (!where) {
+        // No filter: the first rows in sort order; the count is the table's.
+        const [cnt] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM clients`);
+        const rows = offset < n(cnt?.n)
+          ? await c.all<{ id: unknown }>(sql`SELECT c.id AS id FROM ${FROM} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`)
+          : [];
+        return { items: await slimRows(rows.map((r) => n(r.id))), filtered: n(cnt?.n) };
+      }
+      // The page and the filtered count in one scan (a window count over the filtered rows).
+      const idRows = await c.all<{ id: unknown; filtered: unknown }>(sql`SELECT c.id AS id, COUNT(*) OVER () AS filtered
+        FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`);
+      let filtered: number;
+      if (idRows.length) filtered = n(idRows[0]!.filtered);
+      else {
+        const [cnt] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``}`);
+        filtered = n(cnt?.n);
+      }
+      return { items: await slimRows(idRows.map((r) => n(r.id))), filtered };
+    },
+
+    async deletableDepleted(p) {
+      return jsonColumn(c, sql`c.email`, FROM, predicates(p).deletable, sql`c.id`);
+    },
+
+    async resetTraffic(emails) {
+      return c.tx(async (tx) => {
+        if (emails === 'all') {
+          const [m] = await tx.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM client_traffics WHERE up <> 0 OR down <> 0 OR NOT enable`);
+          await raw(tx, 'UPDATE clients SET enable = TRUE WHERE email IN (SELECT email FROM client_traffics WHERE NOT enable)');
+          await tx.db.update(clientTraffics).set({ up: 0, down: 0, enable: true });
+          return { emails: [], moved: n(m?.n) > 0 };
+        }
+        const found: string[] = [];
+        let moved = false;
+        for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
+          const rows = await tx.db.select({ email: clients.email }).from(clients).where(inArray(clients.email, part));
+          const present = rows.map((r) => r.email);
+          if (present.length === 0) continue;
+          found.push(...present);
+          await tx.db.insert(clientTraffics).values(present.map((email) => ({ email }))).onConflictDoNothing();
+          const flagged = await tx.db.select({ email: clientTraffics.email, up: clientTraffics.up, down: clientTraffics.down, enable: clientTraffics.enable })
+            .from(clientTraffics).where(inArray(clientTraffics.email, present));
+          if (flagged.some((f) => f.up !== 0 || f.down !== 0 || !f.enable)) moved = true;
+          const disabled = flagged.filter((f) => !f.enable).map((f) => f.email);
+          if (disabled.length) await tx.db.update(clients).set({ enable: true }).where(inArray(clients.email, disabled));
+          await tx.db.update(clientTraffics).set({ up: 0, down: 0, enable: true }).where(inArray(clientTraffics.email, present));
+        }
+        return { emails: found, moved };
+      });
+    },
+
+    async setTraffic(email, up, down) {
+      return c.tx(async (tx) => {
+        const [row] = await tx.db.select({ id: clients.id }).from(clients).where(eq(clients.email, email));
+        if (!row) return false;
+        await tx.db.insert(clientTraffics).values({ email, up, down })
+          .onConflictDoUpdate({ target: clientTraffics.email, set: { up, down } });
+        return true;
+      });
+    },
+
+    async setLimits(rows, now) {
+      if (rows.length === 0) return;
+      await c.tx(async (tx) => {
+        for (const r of rows) {
+          await tx.db.update(clients).set({ expiryTime: r.expiryTime, totalGB: r.totalGB, updatedAt: now }).where(eq(clients.id, r.id));
+        }
+        // Auto-disabled clients that the new limits no longer exhaust are re-enabled.
+        for (const part of chunk(rows.map((r) => r.id), KEY_CHUNK)) {
+          const revived = await tx.all<{ email: string }>(sql`SELECT c.email AS email FROM clients c JOIN client_traffics ct ON ct.email = c.email
+            WHERE c.id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)}) AND NOT c.enable AND NOT ct.enable
+            AND NOT ((c.total_bytes > 0 AND ct.up + ct.down >= c.total_bytes) OR (c.expiry_time > 0 AND c.expiry_time <= ${now}))`);
+          const emails = revived.map((r) => r.email);
+          if (emails.length === 0) continue;
+          await tx.db.update(clients).set({ enable: true }).where(inArray(clients.email, emails));
+          await tx.db.update(clientTraffics).set({ enable: true }).where(inArray(clientTraffics.email, emails));
+        }
+      });
+    },
+
+    async setGroup(emails, group, now) {
+      if (emails.length === 0) return [];
+      return c.tx(async (tx) => {
+        const changed: string[] = [];
+        for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
+          const rows = await tx.db.update(clients).set({ group, updatedAt: now })
+            .where(and(inArray(clients.email, part), ne(clients.group, group))).returning({ email: clients.email });
+          changed.push(...rows.map((r) => r.email));
+        }
+        return changed;
+      });
+    },
+
+    async onlines(since) {
+      return jsonColumn(c, sql`ct.email`, sql`client_traffics ct JOIN clients c ON c.email = ct.email`, sql`ct.last_online >= ${since}`, sql`ct.email`);
+    },
+
+    async lastOnline() {
+      const pairs = await jsonRows(c, ['ct.email', 'ct.last_online'], 'client_traffics ct JOIN clients c ON c.email = ct.email WHERE ct.last_online > 0', 'ct.email');
+      return Object.fromEntries(pairs.map(([email, t]) => [String(email), Number(t)]));
+    },
+
+    async ips(email) {
+      const rows = await c.db.select().from(clientIps).where(eq(clientIps.email, email)).orderBy(asc(clientIps.lastSeen), asc(clientIps.ip));
+      return rows.map((r) => ({ ip: r.ip, lastSeen: r.lastSeen }));
+    },
+
+    async clearIps(email) {
+      const rows = await c.write((db) => db.delete(clientIps).where(eq(clientIps.email, email)).returning({ ip: clientIps.ip }));
+      return rows.length;
+    },
+
+    async traffic(email) {
+      const rows = await c.all<Record<string, unknown>>(sql`SELECT c.email AS email, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
+        c.total_bytes AS total, c.expiry_time AS expiry FROM ${FROM} WHERE c.email = ${email}`);
+      const r = rows[0];
+      return r ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) } : null;
+    },
+
+    async isTombstoned(email) {
+      const [row] = await c.db.select().from(clientTombstones).where(eq(clientTombstones.email, email));
+      return !!row;
+    },
+  };
+  return repo;
+}
+
+export { b as sqlBool };

@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabases } from '../support/databases.js';
+import { call, createTestApp, login, type Session, type TestApp } from '../support/app.js';
+import { SUMMARY_TTL_MS } from '../../domain/clients/service.js';
+
+const I = '/panel/api/inbounds';
+const C = '/panel/api/clients';
+const DAY = 86_400_000;
+
+describe.each(testDatabases())('clients list/paged and status buckets on $name', (db) => {
+  let t: TestApp;
+  let s: Session;
+  let now = 0;
+  let t0 = 0;
+  let A = 0;
+  let B = 0;
+  const post = (path: string, body?: unknown) => call(t, 'POST', path, body, s);
+  const paged = async (q: string) => {
+    const r = await call(t, 'GET', `${C}/list/paged${q ? `?${q}` : ''}`, undefined, s);
+    expect(r.json.success, r.json.msg).toBe(true);
+    return r.json.obj;
+  };
+  const emails = (o: any) => o.items.map((i: any) => i.email);
+
+  beforeAll(async () => {
+    t = await createTestApp(db);
+    s = await login(t);
+    now = t.clock.now();
+    t0 = now;
+    A = (await post(`${I}/add`, { port: 41001, protocol: 'vless', streamSettings: { network: 'ws' } })).json.obj.id;
+    B = (await post(`${I}/add`, { port: 41002, protocol: 'vmess', streamSettings: { network: 'tcp' } })).json.obj.id;
+    const add = async (client: Record<string, unknown>, ids = [A]) => {
+      const r = await post(`${C}/add`, { client, inboundIds: ids });
+      expect(r.json.success, r.json.msg).toBe(true);
+    };
+    // in id order
+    await add({ email: 'act@x', comment: 'Plain Active', subId: 'SUBACT' });
+    await add({ email: 'quota-exact@x', totalGB: 1000 });
+    await add({ email: 'quota-under@x', totalGB: 1000 });
+    await add({ email: 'exp-now@x', expiryTime: now });
+    await add({ email: 'exp-later@x', expiryTime: now + 1 });
+    await add({ email: 'exp-day@x', expiryTime: now + DAY });
+    await add({ email: 'delayed@x', expiryTime: -3 * DAY });
+    await add({ email: 'off@x', enable: false }, [A, B]);
+    await add({ email: 'auto@x', totalGB: 10 });
+    await add({ email: 'on@x', comment: '100% online' }, [B]);
+    await add({ email: 'Under_score@x', group: 'G1' }, [A, B]);
+    await post(`${C}/groups/create`, { name: 'empty-g' });
+    await t.store.traffic.applyDeltas({
+      clients: [
+        { email: 'quota-exact@x', up: 600, down: 400 }, { email: 'quota-under@x', up: 500, down: 499 },
+        { email: 'auto@x', up: 10, down: 0 }, { email: 'on@x', up: 3, down: 4 },
+      ], inbounds: [], outbounds: [],
+    }, now);
+    // the traffic job auto-disables auto@x (and the other exhausted clients); then nobody is online any more but on@x
+    await t.store.traffic.enforce(now);
+    t.clock.advance(30_000);
+    now = t.clock.now();
+    await t.store.traffic.applyDeltas({ clients: [{ email: 'on@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, now);
+  });
+  afterAll(async () => { await t.close(); });
+
+  it('summary partitions the clients; lists are exact at the boundaries', async () => {
+    const o = await paged('');
+    expect(o.total).toBe(11);
+    expect(o.filtered).toBe(11);
+    expect(o.summary).toMatchObject({
+      total: 11,
+      depleted: ['quota-exact@x', 'exp-now@x', 'exp-later@x', 'auto@x'],
+      deactive: ['off@x'],
+      expiring: [],
+      online: ['on@x'],
+      depletedCount: 4, deactiveCount: 1, expiringCount: 0, onlineCount: 1,
+    });
+    // exp-later (now+1 when created) has passed too after the clock moved 30 s
+    expect(o.summary.active).toBe(11 - 4 - 1);
+  });
+
+  it('filters by bucket (active includes expiring; deactive excludes depleted; negative expiry is neither)', async () => {
+    expect(emails(await paged('filter=depleted'))).toEqual(['quota-exact@x', 'exp-now@x', 'exp-later@x', 'auto@x']);
+    expect(emails(await paged('filter=deactive'))).toEqual(['off@x']);
+    expect(emails(await paged('filter=online'))).toEqual(['on@x']);
+    expect(emails(await paged('filter=active'))).toEqual(['act@x', 'quota-under@x', 'exp-day@x', 'delayed@x', 'on@x', 'Under_score@x']);
+    expect(emails(await paged('filter=expiring'))).toEqual([]);
+    // at the creation instant: expiry exactly now is depleted, one millisecond later is not
+    t.clock.set(t0);
+    try {
+      expect(emails(await paged('filter=depleted'))).toEqual(['quota-exact@x', 'exp-now@x', 'auto@x']);
+      expect(emails(await paged('filter=active'))).toContain('exp-later@x');
+    } finally {
+      t.clock.set(now);
+    }
+    const auto = (await paged('filter=depleted')).items.find((i: any) => i.email === 'auto@x');
+    expect(auto).toMatchObject({ enable: false, traffic: { enable: false } });
+  });
+
+  it('expiring follows expireDiff (days) and trafficDiff (GB) with strict boundaries', async () => {
+    await t.services.settings.update({ expireDiff: 1, trafficDiff: 1 });
+    try {
+      const o = await paged('filter=expiring');
+      // quota-under: 1 byte left < 1 GB; exp-day: created with now+1 day, 30 s have passed → < 1 day
+      expect(emails(o)).toEqual(['quota-under@x', 'exp-day@x']);
+      expect(o.summary.expiring).toEqual(['quota-under@x', 'exp-day@x']);
+      expect(o.summary.active).toBe(11 - 4 - 1 - 2);
+      t.clock.set(t0); // exactly one day before exp-day's expiry: not expiring (strict); exp-later not yet expired
+      expect(emails(await paged('filter=expiring'))).toEqual(['quota-under@x', 'exp-later@x']);
+    } finally {
+      t.clock.set(now);
+      await t.services.settings.update({ expireDiff: 0, trafficDiff: 0 });
+    }
+  });
+
+  it('paging limits: default 25, 0 → 25, 201 → 200, page past the end is empty; summary independent of paging', async () => {
+    const base = await paged('');
+    expect(base.pageSize).toBe(25);
+    expect((await paged('pageSize=0')).pageSize).toBe(25);
+    expect((await paged('pageSize=201')).pageSize).toBe(200);
+    expect((await paged('pageSize=200')).pageSize).toBe(200);
+    const p2 = await paged('page=2&pageSize=3');
+    expect(p2.page).toBe(2);
+    expect(emails(p2)).toEqual(['exp-now@x', 'exp-later@x', 'exp-day@x']);
+    const far = await paged('page=99&pageSize=3');
+    expect(far.items).toEqual([]);
+    expect(far.filtered).toBe(11);
+    expect((await paged('page=0')).page).toBe(1);
+    for (const q of ['page=2&pageSize=3', 'filter=deactive', 'search=zzz', 'protocol=vmess&sort=email&order=descend']) {
+      expect((await paged(q)).summary, q).toEqual(base.summary);
+    }
+  });
+
+  it('search is a case-insensitive substring of email, subId and comment; wildcards are literal', async () => {
+    expect(emails(await paged('search=ACT'))).toEqual(['act@x', 'quota-exact@x']);
+    expect(emails(await paged('search=subact'))).toEqual(['act@x']);
+    expect(emails(await paged('search=plain%20active'))).toEqual(['act@x']);
+    expect(emails(await paged(`search=${encodeURIComponent('%')}`))).toEqual(['on@x']);
+    expect(emails(await paged('search=_'))).toEqual(['Under_score@x']);
+    const o = await paged('search=quota&filter=depleted');
+    expect(emails(o)).toEqual(['quota-exact@x']);
+    expect(o.filtered).toBe(1);
+    expect(o.total).toBe(11);
+  });
+
+  it('protocol filter and sorting', async () => {
+    expect(emails(await paged('protocol=vmess'))).toEqual(['off@x', 'on@x', 'Under_score@x']);
+    expect(emails(await paged('protocol=trojan'))).toEqual([]);
+    expect(emails(await paged('protocol=vmess&sort=email&order=descend'))).toEqual(['Under_score@x', 'on@x', 'off@x']);
+    expect(emails(await paged('protocol=vmess&sort=email'))).toEqual(['off@x', 'on@x', 'Under_score@x']);
+    const byTraffic = emails(await paged('sort=traffic&order=descend&pageSize=4'));
+    expect(byTraffic).toEqual(['quota-exact@x', 'quota-under@x', 'auto@x', 'on@x']);
+    const remaining = emails(await paged('sort=remaining&pageSize=3'));
+    expect(remaining).toEqual(['quota-exact@x', 'auto@x', 'quota-under@x']);
+    const expiry = emails(await paged('sort=expiryTime&pageSize=3'));
+    expect(expiry).toEqual(['exp-now@x', 'exp-later@x', 'exp-day@x']);
+    const enable = emails(await paged('sort=enable&pageSize=3'));
+    expect(enable).toEqual(['quota-exact@x', 'exp-now@x', 'off@x']);
+    const inb = emails(await paged('sort=inboundIds&order=descend&pageSize=2'));
+    expect(inb).toEqual(['off@x', 'Under_score@x']);
+  });
+
+  it('slim rows carry no secrets; groups include empty ones', async () => {
+    const o = await paged('search=act@x');
+    const row = o.items[0];
+    expect(Object.keys(row).sort()).toEqual(
+      ['comment', 'createdAt', 'email', 'enable', 'expiryTime', 'group', 'inboundIds', 'limitIp', 'reset', 'subId', 'totalGB', 'traffic', 'updatedAt'].sort());
+    expect(o.groups).toEqual(['empty-g', 'G1']);
+  });
+
+  it('bad query parameters answer success=false naming the parameter', async () => {
+    for (const [q, field] of [['filter=bogus', 'filter'], ['sort=bogus', 'sort'], ['order=up', 'order'], ['page=abc', 'page'], ['pageSize=1.5', 'pageSize'], ['protocol=gopher', 'protocol']]) {
+      const r = await call(t, 'GET', `${C}/list/paged?${q}`, undefined, s);
+      expect(r.json.success, q).toBe(false);
+      expect(r.json.msg.startsWith(`${field}:`), r.json.msg).toBe(true);
+    }
+  });
+
+  it('delDepleted deletes exactly the depleted clients and returns the count', async () => {
+    const r = await post(`${C}/delDepleted`);
+    expect(r.json.obj).toEqual({ deleted: 4 });
+    const left = (await paged('pageSize=200')).items.map((i: any) => i.email);
+    expect(left).toEqual(['act@x', 'quota-under@x', 'exp-day@x', 'delayed@x', 'off@x', 'on@x', 'Under_score@x']);
+    const ev = t.emitted.filter((e) => e.name === 'clients.changed').at(-1)!.payload as any;
+    expect(ev.action).toBe('delDepleted');
+    expect([...ev.emails].sort()).toEqual(['auto@x', 'exp-later@x', 'exp-now@x', 'quota-exact@x']);
+    expect((await post(`${C}/delDepleted`)).json.obj).toEqual({ deleted: 0 });
+  });
+
+  it('delDepleted keeps a quota-depleted client on periodic reset (it renews)', async () => {
+    await post(`${C}/add`, { client: { email: 'renew@x', totalGB: 5, reset: 30 }, inboundIds: [A] });
+    await t.store.traffic.applyDeltas({ clients: [{ email: 'renew@x', up: 5, down: 0 }], inbounds: [], outbounds: [] }, now);
+    expect(emails(await paged('filter=depleted'))).toEqual(['renew@x']);
+    expect((await post(`${C}/delDepleted`)).json.obj).toEqual({ deleted: 0 });
+  });
+
+  it('the summary survives traffic ticks for SUMMARY_TTL_MS; any client mutation or the TTL refreshes it', async () => {
+    const before = (await paged('')).summary;
+    expect(before.online).not.toContain('act@x');
+    // act@x comes online: a traffic tick does not drop the cached summary (at most SUMMARY_TTL_MS stale) ...
+    await t.store.traffic.applyDeltas({ clients: [{ email: 'act@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, now);
+    t.events.emit('traffic.tick', { inbounds: [], outbounds: [], clients: [{ email: 'act@x', up: 1, down: 1 }], onlines: ['act@x'] });
+    expect((await paged('')).summary).toEqual(before);
+    // ... but its page rows are always fresh
+    expect(emails(await paged('filter=online'))).toEqual(['act@x', ...before.online]);
+    // an API mutation drops it at once
+    expect((await post(`${C}/add`, { client: { email: 'late@x' }, inboundIds: [A] })).json.success).toBe(true);
+    const after = (await paged('')).summary;
+    expect(after.total).toBe(before.total + 1);
+    expect(after.online).toEqual(['act@x', ...before.online]);
+    // and so does the TTL
+    await t.store.traffic.applyDeltas({ clients: [{ email: 'late@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, now);
+    expect((await paged('')).summary.online).toEqual(after.online);
+    t.clock.advance(SUMMARY_TTL_MS);
+    try {
+      expect((await paged('')).summary.online).toEqual([...after.online, 'late@x']);
+    } finally {
+      t.clock.set(now);
+    }
+  });
+});
