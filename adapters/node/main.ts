@@ -12,8 +12,9 @@ async function main(): Promise<void> {
   // The last lines also stay in memory for POST /panel/api/server/logs/:count.
   const logger = createLogger(config.logLevel, panelLogRing.tee((l) => process.stderr.write(`${l}\n`)));
   const server = new PanelServer(config, logger);
-  await server.start();
-
+  // The handlers go in before start: the listeners are announced before the core has started, and a signal
+  // that arrives in between must stop the service gracefully, not kill it.
+  const started = server.start();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     }, STOP_DEADLINE_MS);
     deadline.unref();
     try {
+      await started.catch(() => undefined); // a failed start reports itself below
       await server.stop();
       process.exit(0);
     } catch (err) {
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  await started;
 }
 
 main().catch((err) => {

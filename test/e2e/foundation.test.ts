@@ -184,6 +184,25 @@ describe('first start and the command-line tool (libsql)', () => {
     expect((await s2.stop()).code).toBe(0);
   });
 
+  it('a SIGTERM while the service is still starting stops it gracefully (exit 0), not by the signal', async () => {
+    const [port, subPort] = await freePorts(2);
+    const env = envWith({ PANEL_DATA_DIR: tempDir(), PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(port), SUB_PORT: String(subPort) });
+    const s = Service.start(env);
+    // The admin line is printed before the listeners and the core start: signalling the moment it arrives
+    // (not on the next poll) lands the signal mid-start.
+    await new Promise<void>((resolve) => {
+      const onData = (d: Buffer) => {
+        if (!/admin credential created/.test(d.toString())) return;
+        s.proc.stdout!.off('data', onData);
+        resolve();
+      };
+      s.proc.stdout!.on('data', onData);
+    });
+    const stopped = await s.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+  });
+
   it('CLI: set validates like the API, settings shows overrides, token create, admin, migrate', async () => {
     const dataDir = tempDir();
     const env = envWith({ PANEL_DATA_DIR: dataDir });
