@@ -9,11 +9,12 @@ import type { InboundRecord } from '../inbounds/model.js';
 import { MULTI_CLIENT_PROTOCOLS } from '../inbounds/model.js';
 import type { SettingsService } from '../settings/service.js';
 import type {
-  BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientsSummary, ClientWrite, PageQuery,
+  BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientWrite, PageQuery,
 } from './model.js';
 import { applyProtocolRules, groupNameProblem, identifierProblem, ONLINE_WINDOW_SECONDS, randomSubId } from './rules.js';
 import { addBody, BULK_MAX, clientInput, type ClientInput } from './input.js';
 import type { NewClient } from '../ports/clients-store.js';
+import { SummaryCache } from './summary.js';
 
 const DAY_MS = 86_400_000;
 const GB = 1024 ** 3;
@@ -34,14 +35,14 @@ const describeIssue = (err: { issues: { path: PropertyKey[]; message: string }[]
 };
 
 /**
- * How long the paged list's summary may be reused (clock time). Any API mutation of clients, inbounds, groups or
- * settings (and the traffic job's auto-disable/renewal, which emits clients.changed) drops it at once; traffic ticks
- * do not, so counters, the online list and time-based expiry in the buckets are at most this stale.
+ * How long the paged list's summary is current (clock time). Client mutations are patched in at once (see
+ * summary.ts); counters, the online list and time-based expiry, which move without events, are at most this stale
+ * (a summary older than this is served once while it is rebuilt, and one older than twice this is rebuilt first).
  */
 export const SUMMARY_TTL_MS = 5000;
 
 export class ClientsService {
-  private summaryCache: { at: number; value: { summary: ClientsSummary; groups: string[] } } | null = null;
+  private summary: SummaryCache;
 
   constructor(
     private store: Store,
@@ -49,10 +50,18 @@ export class ClientsService {
     private events: EventSink,
     private settings: SettingsService,
   ) {
+    this.summary = new SummaryCache({
+      statuses: (p, emails) => store.clients.statuses(p, emails),
+      count: () => store.clients.count(),
+      groupNames: () => store.groups.names(),
+    }, SUMMARY_TTL_MS);
     const bus = events as Partial<Pick<EventBus, 'on'>>;
     if (typeof bus.on === 'function') {
-      const drop = () => { this.summaryCache = null; };
-      for (const name of ['clients.changed', 'inbounds.changed', 'groups.changed', 'settings.changed'] as const) bus.on(name, drop);
+      bus.on('clients.changed', (e) => (e.emails === 'all' ? this.summary.everythingChanged() : this.summary.clientsChanged(e.emails)));
+      // Inbound changes can remove or re-home clients, and settings move the bucket thresholds.
+      bus.on('inbounds.changed', () => this.summary.everythingChanged());
+      bus.on('settings.changed', () => this.summary.everythingChanged());
+      bus.on('groups.changed', () => this.summary.groupsChanged());
     }
   }
 
@@ -139,23 +148,10 @@ export class ClientsService {
     return { client: clientView(full), inboundIds: full.inboundIds };
   }
 
-  /**
-   * The summary and group names are the same for every page request (the page polls them every few seconds), so
-   * they are cached for up to SUMMARY_TTL_MS of clock time and dropped on any client, inbound, group or settings
-   * event (not on traffic ticks: see SUMMARY_TTL_MS). The page itself is always computed.
-   */
+  /** One page, with the summary over all clients and the group names (kept between requests: see summary.ts). */
   async page(q: PageQuery): Promise<ClientPage> {
     const p = await this.bucketParams();
-    const cached = this.summaryCache;
-    const fresh = cached && p.now >= cached.at && p.now - cached.at < SUMMARY_TTL_MS;
-    const [page, head] = await Promise.all([
-      this.store.clients.page(q, p),
-      fresh ? cached.value : Promise.all([this.store.clients.summary(p), this.store.groups.names()]).then(([summary, groups]) => {
-        const value = { summary, groups };
-        this.summaryCache = { at: p.now, value };
-        return value;
-      }),
-    ]);
+    const [page, head] = await Promise.all([this.store.clients.page(q, p), this.summary.get(p)]);
     return { items: page.items, total: head.summary.total, filtered: page.filtered, page: q.page, pageSize: q.pageSize, ...head };
   }
 

@@ -1,6 +1,6 @@
 // Storage port for clients, their attachments, counters, source IPs and tombstones.
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientsSummary, ClientTrafficView, ClientWrite, PageQuery,
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery, StatusRow,
 } from '../clients/model.js';
 
 export type ReplaceResult = { outcome: 'ok'; traffic: ClientTrafficView } | { outcome: 'missing' | 'email-taken' };
@@ -35,8 +35,13 @@ export interface ClientsRepo {
   detach(clientId: number, inboundIds: number[]): Promise<number>;
   /** One page (search, filter, protocol, sort in SQL) and the number of rows the filters match. */
   page(q: PageQuery, p: BucketParams): Promise<{ items: ClientSlim[]; filtered: number }>;
-  /** Counts per status bucket over all clients, with capped email lists. */
-  summary(p: BucketParams): Promise<ClientsSummary>;
+  /** How many clients there are. */
+  count(): Promise<number>;
+  /**
+   * The status of every client that is not active-and-offline (one scan), or of the given emails only (rows for
+   * emails that are active and offline, or gone, are absent). The summary is built from these.
+   */
+  statuses(p: BucketParams, emails?: string[]): Promise<StatusRow[]>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;
   /** Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients touched. */

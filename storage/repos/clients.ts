@@ -1,12 +1,11 @@
 // Clients: one row per client, attachments in client_inbounds, counters in client_traffics (keyed by email).
-// Paging, search, filters, sorting and the summary are SQL (one scan for every count); nothing loads all clients
+// Paging, search, filters, sorting and the status classification are SQL (one scan for every count); nothing loads all clients
 // into JavaScript except the explicit full list.
 import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { ClientsRepo, NewClient } from '../../domain/ports/clients-store.js';
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery,
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery, StatusRow,
 } from '../../domain/clients/model.js';
-import { SUMMARY_EMAIL_CAP } from '../../domain/clients/model.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
 import { jsonRows, placeholders, raw } from './raw.js';
@@ -106,8 +105,7 @@ function predicates(p: BucketParams) {
     deactive: sql`(NOT c.enable AND NOT ${depleted})`,
     active: sql`(c.enable AND NOT ${depleted})`,
     expiring: sql`(c.enable AND NOT ${depleted} AND ${near})`,
-    /** Summary `active`: not expiring, so the four summary buckets partition the clients. */
-    activeOnly: sql`(c.enable AND NOT ${depleted} AND NOT ${near})`,
+    near,
     online,
     deletable: sql`((c.expiry_time > 0 AND c.expiry_time <= ${p.now}) OR (c.reset_days = 0 AND ${depleted}))`,
   };
@@ -370,39 +368,34 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return res.length;
     },
 
-    async summary(p) {
-      // ONE scan that classifies each client once (the bucket predicates share sub-expressions), then counts and
-      // collects each bucket's emails (id order) as JSON arrays, capped in JavaScript.
-      const list = (cond: SQL) => (c.dialect === 'sqlite'
-        ? sql`json_group_array(s.email) FILTER (WHERE ${cond})`
-        : sql`COALESCE(json_agg(s.email ORDER BY s.id) FILTER (WHERE ${cond}), '[]'::json)::text`);
-      const used = USED;
-      const [r] = await c.all<Record<string, unknown>>(sql`SELECT COUNT(*) AS total,
-        COUNT(*) FILTER (WHERE s.b = 'a') AS active,
-        ${list(sql`s.b = 'd'`)} AS depleted, ${list(sql`s.b = 'e'`)} AS expiring,
-        ${list(sql`s.b = 'x'`)} AS deactive, ${list(sql`s.o`)} AS online
-        FROM (SELECT c.id AS id, c.email AS email,
-          CASE
-            WHEN (NOT c.enable AND NOT COALESCE(ct.enable, TRUE)) OR (c.total_bytes > 0 AND ${used} >= c.total_bytes)
-              OR (c.expiry_time > 0 AND c.expiry_time <= ${p.now}) THEN 'd'
-            WHEN NOT c.enable THEN 'x'
-            WHEN (c.expiry_time > 0 AND c.expiry_time - ${p.now} < ${p.expireDiffMs})
-              OR (c.total_bytes > 0 AND c.total_bytes - ${used} < ${p.trafficDiffBytes}) THEN 'e'
-            ELSE 'a'
-          END AS b,
-          (c.enable AND COALESCE(ct.last_online, 0) >= ${p.onlineSince}) AS o
-          FROM ${FROM} ORDER BY c.id) s`);
-      const parse = (v: unknown): string[] => (typeof v === 'string' && v ? JSON.parse(v) as string[] : []);
-      const depleted = parse(r?.depleted);
-      const expiring = parse(r?.expiring);
-      const deactive = parse(r?.deactive);
-      const online = parse(r?.online);
-      const cap = (a: string[]) => (a.length > SUMMARY_EMAIL_CAP ? a.slice(0, SUMMARY_EMAIL_CAP) : a);
-      return {
-        total: n(r?.total), active: n(r?.active),
-        online: cap(online), depleted: cap(depleted), expiring: cap(expiring), deactive: cap(deactive),
-        onlineCount: online.length, depletedCount: depleted.length, expiringCount: expiring.length, deactiveCount: deactive.length,
-      };
+    async count() {
+      const [r] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM clients`);
+      return n(r?.n);
+    },
+
+    async statuses(p, emails) {
+      // ONE scan that classifies each client once; only the rows the summary lists (not active, or online) leave the
+      // database, as one JSON array of [id, email, bucket, online] (a bucket of 'a' is active).
+      if (emails && emails.length === 0) return [];
+      const pr = predicates(p);
+      // The CASE order makes the buckets a partition, exactly as the filters define them.
+      const bucket = sql`CASE WHEN ${pr.depleted} THEN 'd' WHEN NOT c.enable THEN 'x' WHEN ${pr.near} THEN 'e' ELSE 'a' END`;
+      const online = pr.online;
+      const out: StatusRow[] = [];
+      const parts = emails ? chunk([...new Set(emails)], KEY_CHUNK) : [null];
+      for (const part of parts) {
+        const scope = part ? sql`WHERE c.email IN (${sql.join(part.map((e) => sql`${e}`), sql`, `)})` : sql``;
+        const q = c.dialect === 'sqlite'
+          ? sql`SELECT json_group_array(json_array(s.id, s.email, s.b, s.o)) AS j
+              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${scope}) s WHERE s.b <> 'a' OR s.o`
+          : sql`SELECT COALESCE(json_agg(json_build_array(s.id, s.email, s.b, s.o)), '[]'::json)::text AS j
+              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${scope}) s WHERE s.b <> 'a' OR s.o`;
+        const [row] = await c.all<{ j: string }>(q);
+        for (const [id, email, b2, o] of (row?.j ? JSON.parse(row.j) : []) as [unknown, string, StatusRow['bucket'], unknown][]) {
+          out.push({ id: n(id), email, bucket: b2, online: b(o) });
+        }
+      }
+      return out;
     },
 
     async page(q, p) {
@@ -421,6 +414,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
         FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`);
       let filtered: number;
       if (idRows.length) filtered = n(idRows[0]!.filtered);
+      else if (offset === 0) filtered = 0; // nothing matched at all: no second scan to count nothing
       else {
         const [cnt] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``}`);
         filtered = n(cnt?.n);

@@ -21,6 +21,18 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     return r.json.obj;
   };
   const emails = (o: any) => o.items.map((i: any) => i.email);
+  /** Retries `check` (failed expectations included) until it passes or 2 s have gone by. */
+  const eventually = async <T>(check: () => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      try {
+        return await check();
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
 
   beforeAll(async () => {
     t = await createTestApp(db);
@@ -191,28 +203,78 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect((await post(`${C}/delDepleted`)).json.obj).toEqual({ deleted: 0 });
   });
 
-  it('the summary survives traffic ticks for SUMMARY_TTL_MS; any client mutation or the TTL refreshes it', async () => {
+  it('the summary survives traffic ticks for SUMMARY_TTL_MS; client mutations show at once; the TTL refreshes the rest', async () => {
     const before = (await paged('')).summary;
     expect(before.online).not.toContain('act@x');
-    // act@x comes online: a traffic tick does not drop the cached summary (at most SUMMARY_TTL_MS stale) ...
+    // act@x comes online: a traffic tick does not drop the kept summary (at most SUMMARY_TTL_MS stale) ...
     await t.store.traffic.applyDeltas({ clients: [{ email: 'act@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, now);
     t.events.emit('traffic.tick', { inbounds: [], outbounds: [], clients: [{ email: 'act@x', up: 1, down: 1 }], onlines: ['act@x'] });
     expect((await paged('')).summary).toEqual(before);
     // ... but its page rows are always fresh
     expect(emails(await paged('filter=online'))).toEqual(['act@x', ...before.online]);
-    // an API mutation drops it at once
+
+    // API mutations show in the very next summary (only the changed clients are re-read)
     expect((await post(`${C}/add`, { client: { email: 'late@x' }, inboundIds: [A] })).json.success).toBe(true);
-    const after = (await paged('')).summary;
-    expect(after.total).toBe(before.total + 1);
-    expect(after.online).toEqual(['act@x', ...before.online]);
-    // and so does the TTL
+    let sum = (await paged('')).summary;
+    expect(sum.total).toBe(before.total + 1);
+    expect(sum.active).toBe(before.active + 1);
+    expect(sum.online).toEqual(before.online); // act@x moved by traffic only: not yet
+    // quota used up by an update (act@x has used 2 bytes) → depleted at once
+    expect((await post(`${C}/update/act@x`, { email: 'act@x', totalGB: 2 })).json.success).toBe(true);
+    sum = (await paged('')).summary;
+    expect(sum.depleted).toEqual(['act@x', ...before.depleted]);
+    expect(sum.depletedCount).toBe(before.depletedCount + 1);
+    expect(sum.active).toBe(before.active);
+    // a renamed client changes name in its list; a deleted one leaves it
+    expect((await post(`${C}/update/off@x`, { email: 'off2@x', enable: false })).json.success).toBe(true);
+    sum = (await paged('')).summary;
+    expect(sum.deactive).toContain('off2@x');
+    expect(sum.deactive).not.toContain('off@x');
+    expect((await post(`${C}/del/off2@x`)).json.success).toBe(true);
+    sum = (await paged('')).summary;
+    expect(sum.deactive).not.toContain('off2@x');
+    expect(sum.deactiveCount).toBe(before.deactiveCount - 1);
+    expect(sum.total).toBe(before.total);
+    // every figure equals a summary rebuilt from scratch (an event that forces a full rebuild)
+    const patched = sum;
+    t.events.emit('settings.changed', { keys: [] });
+    expect((await paged('')).summary).toEqual(patched);
+
+    // after the TTL: served once more while it is rebuilt in the background, then current
     await t.store.traffic.applyDeltas({ clients: [{ email: 'late@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, now);
-    expect((await paged('')).summary.online).toEqual(after.online);
-    t.clock.advance(SUMMARY_TTL_MS);
     try {
-      expect((await paged('')).summary.online).toEqual([...after.online, 'late@x']);
+      t.clock.advance(SUMMARY_TTL_MS);
+      const first = (await paged('')).summary;
+      expect(first).toEqual(patched);
+      const rebuilt = await eventually(async () => {
+        const o = (await paged('')).summary;
+        expect(o.online).toContain('late@x');
+        return o;
+      });
+      expect(rebuilt).toEqual({ ...patched, online: expect.any(Array), onlineCount: expect.any(Number) });
+      expect(rebuilt.online).toEqual(['act@x', ...before.online, 'late@x']);
+      // idle for twice the TTL: rebuilt before answering
+      await t.store.traffic.applyDeltas({ clients: [{ email: 'Under_score@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, t.clock.now());
+      t.clock.advance(2 * SUMMARY_TTL_MS);
+      const cold = (await paged('')).summary;
+      expect(cold.online).toContain('Under_score@x');
+      expect(cold.onlineCount).toBe(rebuilt.onlineCount + 1);
     } finally {
       t.clock.set(now);
+    }
+  });
+
+  it('a settings change that moves the bucket thresholds shows in the next summary', async () => {
+    const before = (await paged('')).summary;
+    expect(before.expiring).not.toContain('exp-day@x');
+    expect((await post('/panel/setting/update', { expireDiff: 2 })).json.success).toBe(true);
+    try {
+      const o = (await paged('')).summary;
+      expect(o.expiring).toContain('exp-day@x');
+      expect(o.expiringCount).toBe(before.expiringCount + 1);
+      expect(o.active).toBe(before.active - 1);
+    } finally {
+      expect((await post('/panel/setting/update', { expireDiff: 0 })).json.success).toBe(true);
     }
   });
 });

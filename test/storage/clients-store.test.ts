@@ -78,6 +78,38 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
     expect(await store.clients.isTombstoned('m4@x')).toBe(true);
   });
 
+  it('statuses: one bucket per client (d, x, e, a) and the online flag; all non-plain rows, or just the given emails', async () => {
+    const now = 1_000_000;
+    const p = { now, onlineSince: 500, expireDiffMs: 100, trafficDiffBytes: 10 };
+    await store.clients.insert(client('st-used@x', { totalGB: 100 }), [A]);
+    await store.clients.insert(client('st-off@x', { enable: false }), [A]);
+    await store.clients.insert(client('st-soon@x', { expiryTime: now + 50 }), [A]);
+    await store.clients.insert(client('st-near@x', { totalGB: 100 }), [A]);
+    await store.clients.insert(client('st-online@x'), [A]);
+    await store.clients.insert(client('st-plain@x'), [A]);
+    await store.traffic.applyDeltas({ clients: [
+      { email: 'st-used@x', up: 60, down: 40 }, { email: 'st-near@x', up: 95, down: 0 }, { email: 'st-online@x', up: 1, down: 1 },
+    ], inbounds: [], outbounds: [] }, 600_000);
+    const picked = ['st-used@x', 'st-off@x', 'st-soon@x', 'st-near@x', 'st-online@x', 'st-plain@x', 'nobody@x'];
+    const some = await store.clients.statuses(p, picked);
+    const byEmail = Object.fromEntries(some.map((r) => [r.email, [r.bucket, r.online]]));
+    expect(byEmail).toEqual({
+      // counters moved at 600 s (>= onlineSince 500): those three are online whatever their bucket
+      'st-used@x': ['d', true], 'st-off@x': ['x', false], 'st-soon@x': ['e', false], 'st-near@x': ['e', true], 'st-online@x': ['a', true],
+    });
+    const all = await store.clients.statuses(p);
+    expect(all.filter((r) => picked.includes(r.email)).map((r) => r.email)).toEqual(some.map((r) => r.email).sort((a, b) =>
+      all.findIndex((r) => r.email === a) - all.findIndex((r) => r.email === b)));
+    expect(all.some((r) => r.email === 'st-plain@x')).toBe(false);
+    const ids = (await store.clients.byEmails(['st-used@x']))[0]!.id;
+    expect(some.find((r) => r.email === 'st-used@x')!.id).toBe(ids);
+    expect(await store.clients.statuses(p, [])).toEqual([]);
+    const count = await store.clients.count();
+    expect(count).toBeGreaterThanOrEqual(6);
+    await store.clients.remove(['st-plain@x'], false, now);
+    expect(await store.clients.count()).toBe(count - 1);
+  });
+
   it('deleting an inbound detaches clients and keeps them', async () => {
     const C = (await store.inbounds.create(inbound(1009)))!.id;
     await store.clients.attach((await store.clients.byEmail('m6@x'))!.id, [C]);

@@ -1,0 +1,163 @@
+// The paged list's summary (counts per status bucket, capped email lists, group names), kept between requests so
+// that a page request at 100,000 clients does not re-classify every client:
+// - a client mutation marks its emails; the next request re-reads just those clients and patches them in;
+// - changes that touch everyone (settings, inbounds, "all" events, very large email sets) force a full rebuild;
+// - counters and the clock move without events (traffic ticks, expiry): a summary older than the TTL is served
+//   once more while a rebuild runs in the background, and one older than twice the TTL is rebuilt in the request.
+import type { BucketParams, ClientsSummary, StatusRow } from './model.js';
+import { SUMMARY_EMAIL_CAP } from './model.js';
+
+/** Up to this many marked emails are patched; more mean a full rebuild. */
+export const PATCH_MAX = 2000;
+
+type ListKey = 'd' | 'x' | 'e' | 'o';
+
+/** One list of the summary: every member (email → id) and the first SUMMARY_EMAIL_CAP by id, kept incrementally. */
+class MemberList {
+  private members = new Map<string, number>();
+  private head: { email: string; id: number }[] | null = [];
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  put(email: string, id: number): void {
+    this.members.set(email, id);
+    const head = this.head;
+    if (!head) return;
+    const last = head[head.length - 1];
+    if (head.length >= SUMMARY_EMAIL_CAP && last && id > last.id) return;
+    let at = head.length;
+    while (at > 0 && head[at - 1]!.id > id) at--;
+    head.splice(at, 0, { email, id });
+    if (head.length > SUMMARY_EMAIL_CAP) head.pop();
+  }
+
+  remove(email: string): void {
+    const id = this.members.get(email);
+    if (id === undefined) return;
+    this.members.delete(email);
+    // Leaving the head means the next member by id must move up: rebuilt lazily from all members.
+    if (this.head?.some((m) => m.email === email)) this.head = null;
+  }
+
+  emails(): string[] {
+    if (!this.head) {
+      this.head = [...this.members].sort((a, b) => a[1] - b[1]).slice(0, SUMMARY_EMAIL_CAP).map(([email, id]) => ({ email, id }));
+    }
+    return this.head.map((m) => m.email);
+  }
+}
+
+/** The clients that are not active-and-offline, by list; active = total minus the three other buckets. */
+export class StatusBook {
+  private lists: Record<ListKey, MemberList> = { d: new MemberList(), x: new MemberList(), e: new MemberList(), o: new MemberList() };
+
+  constructor(rows: StatusRow[]) {
+    for (const r of rows) this.put(r);
+  }
+
+  /** Replaces what is known of `emails` by `rows` (their current state; an email without a row is active and offline, or gone). */
+  patch(emails: Iterable<string>, rows: StatusRow[]): void {
+    for (const e of emails) for (const list of Object.values(this.lists)) list.remove(e);
+    for (const r of rows) this.put(r);
+  }
+
+  summary(total: number): ClientsSummary {
+    const { d, x, e, o } = this.lists;
+    return {
+      total,
+      active: Math.max(0, total - d.size - x.size - e.size),
+      online: o.emails(), depleted: d.emails(), expiring: e.emails(), deactive: x.emails(),
+      onlineCount: o.size, depletedCount: d.size, expiringCount: e.size, deactiveCount: x.size,
+    };
+  }
+
+  private put(r: StatusRow): void {
+    if (r.bucket !== 'a') this.lists[r.bucket].put(r.email, r.id);
+    if (r.online) this.lists.o.put(r.email, r.id);
+  }
+}
+
+export interface SummarySource {
+  statuses(p: BucketParams, emails?: string[]): Promise<StatusRow[]>;
+  count(): Promise<number>;
+  groupNames(): Promise<string[]>;
+}
+
+export class SummaryCache {
+  private snap: { book: StatusBook; at: number; gen: number } | null = null;
+  /** Bumped by every change that needs a full rebuild; a snapshot of an older generation is not used. */
+  private gen = 0;
+  /** Emails changed since they were last read. */
+  private marked = new Set<string>();
+  /** While a rebuild runs: emails changed or patched meanwhile (the rebuild may have read them before the change). */
+  private touched: Set<string> | null = null;
+  private rebuilding: Promise<void> | null = null;
+  private groups: string[] | null = null;
+  private groupsVersion = 0;
+
+  constructor(private source: SummarySource, private ttlMs: number) {}
+
+  clientsChanged(emails: readonly string[]): void {
+    if (this.marked.size + emails.length > PATCH_MAX) return this.everythingChanged();
+    for (const e of emails) {
+      this.marked.add(e);
+      this.touched?.add(e);
+    }
+  }
+
+  everythingChanged(): void {
+    this.gen++;
+    this.marked.clear();
+  }
+
+  groupsChanged(): void {
+    this.groups = null;
+    this.groupsVersion++;
+  }
+
+  async get(p: BucketParams): Promise<{ summary: ClientsSummary; groups: string[] }> {
+    // A generation that keeps changing (a stream of bulk changes) gets three rebuilds, then the latest one is used.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const s = this.snap;
+      const age = s ? p.now - s.at : Infinity;
+      if (s && s.gen === this.gen && age >= 0 && age < 2 * this.ttlMs) {
+        if (age >= this.ttlMs) this.rebuild(p).catch(() => undefined); // served stale once; the next request sees it
+        break;
+      }
+      await this.rebuild(p);
+    }
+    const snap = this.snap!;
+    if (this.marked.size) {
+      const emails = [...this.marked];
+      this.marked.clear();
+      for (const e of emails) this.touched?.add(e);
+      try {
+        snap.book.patch(emails, await this.source.statuses(p, emails));
+      } catch (err) {
+        for (const e of emails) this.marked.add(e);
+        throw err;
+      }
+    }
+    const version = this.groupsVersion;
+    const [total, groups] = await Promise.all([this.source.count(), this.groups ?? this.source.groupNames()]);
+    if (version === this.groupsVersion) this.groups = groups;
+    return { summary: snap.book.summary(total), groups };
+  }
+
+  /** One rebuild at a time; callers during one share it. */
+  private rebuild(p: BucketParams): Promise<void> {
+    if (this.rebuilding) return this.rebuilding;
+    const gen = this.gen;
+    const touched = (this.touched = new Set());
+    this.rebuilding = this.source.statuses(p).then((rows) => {
+      this.snap = { book: new StatusBook(rows), at: p.now, gen };
+      for (const e of touched) this.marked.add(e);
+    }).finally(() => {
+      this.rebuilding = null;
+      this.touched = null;
+    });
+    return this.rebuilding;
+  }
+}
