@@ -28,7 +28,7 @@ export interface ClientsRepo {
   insertMany(items: NewClient[]): Promise<{ created: string[]; taken: string[] }>;
   /** Replaces the row (email may change: counters, IPs follow). `enable=true` also clears the auto-disable flag. */
   replace(id: number, oldEmail: string, row: ClientWrite): Promise<ReplaceResult>;
-  /** Deletes clients (attachments cascade), their IPs, their counters unless kept; tombstones the emails. Returns deleted emails. */
+  /** Deletes clients (attachments cascade), their IPs, their counters unless kept; tombstones the emails. Returns the deleted emails in the order given. */
   remove(emails: string[], keepTraffic: boolean, now: number): Promise<string[]>;
   /** Adds attachments (existing ones ignored); returns how many were new. */
   attach(clientId: number, inboundIds: number[]): Promise<number>;

@@ -146,6 +146,9 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect(emails(await paged('search=plain%20active'))).toEqual(['act@x']);
     expect(emails(await paged(`search=${encodeURIComponent('%')}`))).toEqual(['on@x']);
     expect(emails(await paged('search=_'))).toEqual(['Under_score@x']);
+    // never across two fields (email "act@x" then subId "SUBACT"), also for a needle holding a control character
+    expect(emails(await paged(`search=${encodeURIComponent('@xsub')}`))).toEqual([]);
+    expect(emails(await paged(`search=${encodeURIComponent('@x\u0001sub')}`))).toEqual([]);
     const o = await paged('search=quota&filter=depleted');
     expect(emails(o)).toEqual(['quota-exact@x']);
     expect(o.filtered).toBe(1);

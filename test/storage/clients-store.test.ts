@@ -110,6 +110,11 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
     expect(await store.clients.count()).toBe(count - 1);
   });
 
+  it('remove returns the deleted emails in the order given (not the order the rows were visited in)', async () => {
+    for (const e of ['ord1@x', 'ord2@x', 'ord3@x']) await store.clients.insert(client(e), [A]);
+    expect(await store.clients.remove(['ord3@x', 'missing@x', 'ord1@x', 'ord2@x', 'ord3@x'], false, 5)).toEqual(['ord3@x', 'ord1@x', 'ord2@x']);
+  });
+
   it('deleting an inbound detaches clients and keeps them', async () => {
     const C = (await store.inbounds.create(inbound(1009)))!.id;
     await store.clients.attach((await store.clients.byEmail('m6@x'))!.id, [C]);
