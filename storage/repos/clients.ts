@@ -266,6 +266,24 @@ export function clientsRepo(c: Conn): ClientsRepo {
     },
 
     async insert(row, inboundIds) {
+      if (c.dialect === 'pg') {
+        // PostgreSQL: ONE statement (data-modifying CTEs commit together; the foreign keys are checked at its end),
+        // no BEGIN/COMMIT round trips. No row back means the email is taken.
+        const r = toRow(row);
+        const ids = [...new Set(inboundIds)];
+        const links = ids.length
+          ? `ci AS (INSERT INTO client_inbounds (client_id, inbound_id) SELECT i.id, v.x FROM i, (VALUES ${ids.map(() => '(?::integer)').join(',')}) v(x)
+              ON CONFLICT DO NOTHING),`
+          : '';
+        const [created] = await raw<{ id: unknown }>(c, `WITH i AS (INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(1, CLIENT_COLS.length)}
+            ON CONFLICT (email) DO NOTHING RETURNING id, email),
+          ${links}
+          ct AS (INSERT INTO client_traffics (email) SELECT email FROM i ON CONFLICT (email) DO UPDATE SET enable = TRUE),
+          ts AS (DELETE FROM client_tombstones WHERE email IN (SELECT email FROM i))
+          SELECT id FROM i`, [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime,
+          r.enable, r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt, ...ids]);
+        return created ? { ...row, id: n(created.id) } : null;
+      }
       const res = await c.tx((tx) => insertClientsTx(tx, [{ row, inboundIds }]));
       const id = res.created.get(row.email);
       if (id === undefined) return null;
