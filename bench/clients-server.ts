@@ -1,19 +1,85 @@
 // The server half of the clients benchmark, run as a child process (bench/clients.bench.ts forks it), so the
-// resident memory figure is the server's own: createPanelApp over the store (the test app's composition: manual
-// clock, fake core and host), served by @hono/node-server on a loopback port. The parent seeds the database over
-// its own connection and drives the API over HTTP. IPC commands: advance the clock, report memory (after a full GC).
+// resident memory figure is the server's own: createPanelApp over the store with the test app's composition
+// (test/support/app.ts: manual clock, fake host and port probe, a core that runs no process), served by
+// @hono/node-server on a loopback port. The parent seeds the database over its own connection and drives the API
+// over HTTP. IPC commands: advance the clock, report memory (after a full GC).
+//
+// It runs as plain JavaScript on the compiled build, like `npm start`: the parent compiles this file (and the test
+// doubles it imports) next to the build in dist/ (bench/compile-child.ts), so `../domain/…` here is
+// dist/domain/…, the code users run; no TypeScript loader in the process.
+//
+// Two differences from createTestApp, both about memory that only the test doubles would keep: the events are not
+// recorded (TestApp.emitted keeps every payload: 50,000 emails per group rename), and the core is BenchCore below
+// instead of FakeCore (which keeps every call with its arguments: every full config of 220,000 client entries).
 import { serve } from '@hono/node-server';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createTestApp } from '../test/support/app.js';
+import { openStore } from '../storage/store.js';
+import { createServices } from '../domain/services.js';
+import { EventBus } from '../domain/shared/events.js';
+import { ManualClock } from '../domain/shared/clock.js';
+import { createPanelApp } from '../handlers/app.js';
+import { writeFileAtomic } from '../host-agent/core/files.js';
+import type { CoreControl, CoreStatus } from '../domain/ports/core.js';
+import { ADMIN } from '../test/support/app.js';
+import { FakePortProbe } from '../test/support/fake-port-probe.js';
+import { FakeCoreMetrics, FakeHost } from '../test/support/fake-host.js';
 
 export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop'; ms?: number };
-export type ServerReply = { id: number; now?: number; rss?: number; heapUsed?: number };
+export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?: number } & Partial<NodeJS.MemoryUsage>;
 
-const url = process.env.BENCH_DB_URL!;
-const name = process.env.BENCH_DB_NAME === 'pg' ? 'pg' : 'libsql';
-const t = await createTestApp({ name, freshUrl: async () => url });
+/**
+ * FakeCore's answers (a running xray, no stats, every config accepted) without its call log, doing with each
+ * config what CoreSupervisor does: `-test` gets the config as JSON text, and the file is written as indented JSON
+ * (atomically). So the process holds what the real one holds (nothing per config after the write) and pays the
+ * same transient text of every config write.
+ */
+class BenchCore implements CoreControl {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'panel-bench-core-'));
+  private current: CoreStatus = { state: 'running', version: '1.8.24', flavour: 'xray', error: '', pid: 4242 };
+  status(): CoreStatus { return { ...this.current }; }
+  output(): string { return ''; }
+  async test(config: object) {
+    JSON.stringify(config); // what the supervisor pipes to `xray -test -config stdin:`
+    return { ok: true, output: 'Configuration OK.' };
+  }
+  async restart(config: object) {
+    await this.test(config);
+    await this.writeConfig(config);
+    this.current = { ...this.current, state: 'running', error: '' };
+  }
+  async stop() {
+    if (this.current.state !== 'running') throw new Error('core is not running');
+    this.current = { ...this.current, state: 'stopped', pid: null };
+  }
+  async addUser() {}
+  async removeUser() {}
+  async addInbound() {}
+  async removeInbound() {}
+  async queryStats() { return []; }
+  async writeConfig(config: object) { writeFileAtomic(join(this.dir, 'config.json'), JSON.stringify(config, null, 2)); }
+  async probeOutbound() { return { success: true, delay: 12, error: '' }; }
+  close() { rmSync(this.dir, { recursive: true, force: true }); }
+}
+
+// createTestApp's composition (test/support/app.ts) over the benchmark's database.
+const store = await openStore(process.env.BENCH_DB_URL!);
+const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+const core = new BenchCore();
+const services = createServices({
+  store, core, clock, events: new EventBus(), portProbe: new FakePortProbe(), host: new FakeHost(), coreMetrics: new FakeCoreMetrics(),
+  files: { isReadableFile: async () => false },
+  panel: { requestRestart: () => {} },
+  runtime: { panelVersion: '0.1.0', dataDir: '/nonexistent' },
+});
+await services.init();
+await services.auth.ensureAdmin(ADMIN.username, ADMIN.password);
+const app = createPanelApp({ services, clientIp: () => '203.0.113.7', basePath: '/', secure: false });
+
 /**
  * The server's own time for each request (from the Request to the Response with its body built, e.g. the 10 MB
  * JSON text of inbounds/get), what app.request() measured in-process, reported in the `x-server-ms` header so the
@@ -21,12 +87,12 @@ const t = await createTestApp({ name, freshUrl: async () => url });
  */
 const timedFetch = async (req: Request): Promise<Response> => {
   const t0 = performance.now();
-  const res = await t.app.fetch(req);
+  const res = await app.fetch(req);
   res.headers.set('x-server-ms', (performance.now() - t0).toFixed(3));
   return res;
 };
 const server = serve({ fetch: timedFetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-  process.send!({ ready: true, port: info.port, now: t.clock.now() });
+  process.send!({ ready: true, port: info.port, now: clock.now() });
 });
 
 setFlagsFromString('--expose_gc');
@@ -35,17 +101,29 @@ const gc = runInNewContext('gc') as () => void;
 process.on('message', async (m: ServerCommand) => {
   const reply = (r: Omit<ServerReply, 'id'>) => process.send!({ id: m.id, ...r });
   switch (m.cmd) {
-    case 'now': reply({ now: t.clock.now() }); break;
-    case 'advance': t.clock.advance(m.ms ?? 0); reply({ now: t.clock.now() }); break;
+    case 'now': reply({ now: clock.now() }); break;
+    case 'advance': clock.advance(m.ms ?? 0); reply({ now: clock.now() }); break;
     case 'memory': {
+      // A full GC, then the pages it freed going back to the OS: V8 unmaps them (and frees dead buffers) on
+      // background threads within ~100 ms, so an RSS read right after gc() still counts part of the garbage it
+      // has just collected (215-574 MB for the same run). Reported: that first read, the settled RSS (two reads
+      // 50 ms apart within 1 MB, at most 2 s) and the process's peak RSS.
       gc();
-      const mem = process.memoryUsage();
-      reply({ rss: mem.rss, heapUsed: mem.heapUsed });
+      const rssAtGc = process.memoryUsage.rss();
+      let prev = rssAtGc;
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const rss = process.memoryUsage.rss();
+        if (Math.abs(rss - prev) < 1024 * 1024) break;
+        prev = rss;
+      }
+      reply({ ...process.memoryUsage(), rssAtGc, maxRss: process.resourceUsage().maxRSS * 1024 });
       break;
     }
     case 'stop':
       server.close();
-      await t.close();
+      await store.close();
+      core.close();
       reply({});
       process.disconnect();
       break;

@@ -5,7 +5,7 @@
 // Seeding uses the bulk repository path (store.clients.insertMany over the benchmark's own connection), not 100k
 // HTTP calls.
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { compileChild, startRuntime } from './compile-child.js';
 import type { Benchmark, BenchContext, BenchRow } from './types.js';
 import { median } from './types.js';
 import { eachDatabase, type BenchDb } from './databases.js';
@@ -63,8 +63,10 @@ interface Server {
 }
 
 async function startServer(db: BenchDb, url: string): Promise<Server> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./clients-server.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_DB_URL: url, BENCH_DB_NAME: db }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  // Plain node on the compiled build with the environment and node options of `npm start` (bench/compile-child.ts).
+  const runtime = startRuntime();
+  const child: ChildProcess = fork(compileChild('bench/clients-server.ts'), [], {
+    execArgv: runtime.execArgv, env: { ...process.env, ...runtime.env, BENCH_DB_URL: url, BENCH_DB_NAME: db }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -237,10 +239,14 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     row(`groups/rename (${affected} clients)`, renameMs, 'ms', '<= 1000 ms');
     await settle();
 
-    // The server process's own memory after the whole mix (a full GC first: what it keeps, not pending garbage).
+    // The server process's own memory after the whole mix (a full GC first: what it keeps, not pending garbage;
+    // read once the pages that GC freed are back with the OS, see clients-server.ts), and its peak during the mix.
     const mem = await srv.send('memory');
+    const mb = (v = 0) => `${(v / 1024 / 1024).toFixed(1)} MB`;
+    ctx.log(`server memory: rss ${mb(mem.rss)} (${mb(mem.rssAtGc)} right after the GC, peak ${mb(mem.maxRss)}), heap ${mb(mem.heapUsed)} used of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (array buffers ${mb(mem.arrayBuffers)})`);
     memory.push({ name: `server process resident memory after the mix ${tag}`, db: dbName, value: mem.rss! / 1024 / 1024, unit: 'MB', target: '<= 300 MB' });
     memory.push({ name: `server process JS heap after the mix (after a full GC) ${tag}`, db: dbName, value: mem.heapUsed! / 1024 / 1024, unit: 'MB' });
+    memory.push({ name: `server process peak resident memory during the mix ${tag}`, db: dbName, value: mem.maxRss! / 1024 / 1024, unit: 'MB' });
   } finally {
     await srv.stop();
   }
