@@ -51,7 +51,8 @@ export class ClientsService {
     private settings: SettingsService,
   ) {
     this.summary = new SummaryCache({
-      statuses: (p, emails) => store.clients.statuses(p, emails),
+      statuses: (p, scope) => store.clients.statuses(p, scope),
+      maxId: () => store.clients.maxId(),
       count: () => store.clients.count(),
       groupNames: () => store.groups.names(),
     }, SUMMARY_TTL_MS);

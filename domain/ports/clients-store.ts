@@ -16,6 +16,9 @@ export interface ClientLimits {
   totalGB: number;
 }
 
+/** Which clients statuses() reads: the given emails, or ids in [fromId, toId] (either bound may be left open). */
+export type StatusScope = { emails: string[] } | { fromId?: number; toId?: number };
+
 export interface ClientsRepo {
   byEmail(email: string): Promise<ClientRecord | null>;
   byEmails(emails: string[]): Promise<ClientRecord[]>;
@@ -37,11 +40,13 @@ export interface ClientsRepo {
   page(q: PageQuery, p: BucketParams): Promise<{ items: ClientSlim[]; filtered: number }>;
   /** How many clients there are. */
   count(): Promise<number>;
+  /** The highest client id (0 without clients). */
+  maxId(): Promise<number>;
   /**
-   * The status of every client that is not active-and-offline (one scan), or of the given emails only (rows for
-   * emails that are active and offline, or gone, are absent). The summary is built from these.
+   * The status of the clients in `scope` (all, an id range, or the given emails) that are not active-and-offline,
+   * from one scan; clients that are active and offline, or gone, have no row. The summary is built from these.
    */
-  statuses(p: BucketParams, emails?: string[]): Promise<StatusRow[]>;
+  statuses(p: BucketParams, scope?: StatusScope): Promise<StatusRow[]>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;
   /** Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients touched. */

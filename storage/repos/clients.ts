@@ -396,23 +396,35 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return n(r?.n);
     },
 
-    async statuses(p, emails) {
+    async maxId() {
+      const [r] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
+      return n(r?.m);
+    },
+
+    async statuses(p, scope = {}) {
       // ONE scan that classifies each client once; only the rows the summary lists (not active, or online) leave the
       // database, as one JSON array of [id, email, bucket, online] (a bucket of 'a' is active).
-      if (emails && emails.length === 0) return [];
+      if ('emails' in scope && scope.emails.length === 0) return [];
       const pr = predicates(p);
       // The CASE order makes the buckets a partition, exactly as the filters define them.
       const bucket = sql`CASE WHEN ${pr.depleted} THEN 'd' WHEN NOT c.enable THEN 'x' WHEN ${pr.near} THEN 'e' ELSE 'a' END`;
       const online = pr.online;
       const out: StatusRow[] = [];
-      const parts = emails ? chunk([...new Set(emails)], KEY_CHUNK) : [null];
-      for (const part of parts) {
-        const scope = part ? sql`WHERE c.email IN (${sql.join(part.map((e) => sql`${e}`), sql`, `)})` : sql``;
+      const wheres: SQL[] = [];
+      if ('emails' in scope) {
+        for (const part of chunk([...new Set(scope.emails)], KEY_CHUNK)) wheres.push(sql`WHERE c.email IN (${sql.join(part.map((e) => sql`${e}`), sql`, `)})`);
+      } else {
+        const range: SQL[] = [];
+        if (scope.fromId !== undefined) range.push(sql`c.id >= ${scope.fromId}`);
+        if (scope.toId !== undefined) range.push(sql`c.id <= ${scope.toId}`);
+        wheres.push(range.length ? sql`WHERE ${sql.join(range, sql` AND `)}` : sql``);
+      }
+      for (const where of wheres) {
         const q = c.dialect === 'sqlite'
           ? sql`SELECT json_group_array(json_array(s.id, s.email, s.b, s.o)) AS j
-              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${scope}) s WHERE s.b <> 'a' OR s.o`
+              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${where}) s WHERE s.b <> 'a' OR s.o`
           : sql`SELECT COALESCE(json_agg(json_build_array(s.id, s.email, s.b, s.o)), '[]'::json)::text AS j
-              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${scope}) s WHERE s.b <> 'a' OR s.o`;
+              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${where}) s WHERE s.b <> 'a' OR s.o`;
         const [row] = await c.all<{ j: string }>(q);
         for (const [id, email, b2, o] of (row?.j ? JSON.parse(row.j) : []) as [unknown, string, StatusRow['bucket'], unknown][]) {
           out.push({ id: n(id), email, bucket: b2, online: b(o) });

@@ -1,6 +1,7 @@
 // The paged list's summary cache: the status book's capped lists, patching, and when it rebuilds (domain/clients/summary.ts).
 import { describe, expect, it } from 'vitest';
-import { PATCH_MAX, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
+import { PATCH_MAX, REBUILD_CHUNK_IDS, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
+import type { StatusScope } from '../../domain/ports/clients-store.js';
 import { SUMMARY_EMAIL_CAP, type BucketParams, type StatusRow } from '../../domain/clients/model.js';
 
 const TTL = 5000;
@@ -10,15 +11,21 @@ const params = (now: number): BucketParams => ({ now, onlineSince: 0, expireDiff
 class FakeSource implements SummarySource {
   rows = new Map<string, StatusRow>();
   calls: (string[] | 'all')[] = [];
+  ranges: [number, number][] = [];
   /** While set, full reads (not patches) wait for it after taking their rows. */
   gate: Promise<void> | null = null;
   set(id: number, email: string, bucket: StatusRow['bucket'], online = false) { this.rows.set(email, { id, email, bucket, online }); }
-  async statuses(_p: BucketParams, emails?: string[]) {
+  async statuses(_p: BucketParams, scope: StatusScope = {}) {
+    const emails = 'emails' in scope ? scope.emails : null;
+    const from = 'emails' in scope ? 0 : scope.fromId ?? 0;
+    const to = 'emails' in scope ? Infinity : scope.toId ?? Infinity;
     this.calls.push(emails ?? 'all');
-    const snapshot = [...this.rows.values()].filter((r) => (emails ? emails.includes(r.email) : true) && (r.bucket !== 'a' || r.online));
+    if (!emails) this.ranges.push([from, to]);
+    const snapshot = [...this.rows.values()].filter((r) => (emails ? emails.includes(r.email) : r.id >= from && r.id <= to) && (r.bucket !== 'a' || r.online));
     if (this.gate && !emails) await this.gate; // only full reads wait
     return snapshot.map((r) => ({ ...r }));
   }
+  async maxId() { return Math.max(0, ...[...this.rows.values()].map((r) => r.id)); }
   async count() { return this.rows.size; }
   async groupNames() { return ['g']; }
 }
@@ -76,6 +83,21 @@ describe('SummaryCache', () => {
     const next = await cache.get(params(1100));
     expect(src.calls).toEqual(['all', ['a@x', 'new@x']]);
     expect(next.summary).toMatchObject({ total: 5, active: 1, depleted: ['a@x', 'd@x'], expiring: ['new@x'] });
+  });
+
+  it('a rebuild reads id ranges of REBUILD_CHUNK_IDS, the last one open-ended, and lets other work run in between', async () => {
+    const { src, cache } = setup();
+    src.set(2.5 * REBUILD_CHUNK_IDS, 'far@x', 'd');
+    let between = 0;
+    const ticker = setInterval(() => between++, 0);
+    try {
+      const o = await cache.get(params(0));
+      expect(o.summary.depleted).toEqual(['d@x', 'far@x']);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(src.ranges).toEqual([[1, REBUILD_CHUNK_IDS], [REBUILD_CHUNK_IDS + 1, 2 * REBUILD_CHUNK_IDS], [2 * REBUILD_CHUNK_IDS + 1, Infinity]]);
+    expect(between).toBeGreaterThan(0);
   });
 
   it('more than PATCH_MAX changed emails, or a change to everything, means one full read', async () => {

@@ -91,7 +91,7 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
       { email: 'st-used@x', up: 60, down: 40 }, { email: 'st-near@x', up: 95, down: 0 }, { email: 'st-online@x', up: 1, down: 1 },
     ], inbounds: [], outbounds: [] }, 600_000);
     const picked = ['st-used@x', 'st-off@x', 'st-soon@x', 'st-near@x', 'st-online@x', 'st-plain@x', 'nobody@x'];
-    const some = await store.clients.statuses(p, picked);
+    const some = await store.clients.statuses(p, { emails: picked });
     const byEmail = Object.fromEntries(some.map((r) => [r.email, [r.bucket, r.online]]));
     expect(byEmail).toEqual({
       // counters moved at 600 s (>= onlineSince 500): those three are online whatever their bucket
@@ -103,7 +103,15 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
     expect(all.some((r) => r.email === 'st-plain@x')).toBe(false);
     const ids = (await store.clients.byEmails(['st-used@x']))[0]!.id;
     expect(some.find((r) => r.email === 'st-used@x')!.id).toBe(ids);
-    expect(await store.clients.statuses(p, [])).toEqual([]);
+    expect(await store.clients.statuses(p, { emails: [] })).toEqual([]);
+    // an id range: only ids inside it, either bound open
+    const usedId = some.find((r) => r.email === 'st-used@x')!.id;
+    const nearId = some.find((r) => r.email === 'st-near@x')!.id;
+    expect((await store.clients.statuses(p, { fromId: usedId, toId: usedId })).map((r) => r.email)).toEqual(['st-used@x']);
+    expect((await store.clients.statuses(p, { fromId: nearId })).map((r) => r.email)).toEqual(['st-near@x', 'st-online@x']);
+    expect((await store.clients.statuses(p, { toId: usedId })).map((r) => r.email)).toContain('st-used@x');
+    expect((await store.clients.statuses(p, { toId: usedId })).map((r) => r.email)).not.toContain('st-off@x');
+    expect(await store.clients.maxId()).toBe((await store.clients.byEmails(['st-plain@x']))[0]!.id);
     const count = await store.clients.count();
     expect(count).toBeGreaterThanOrEqual(6);
     await store.clients.remove(['st-plain@x'], false, now);
