@@ -2,11 +2,12 @@
 import { closeSync, fsyncSync, openSync, renameSync, writeSync, constants, unlinkSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
-export function writeFileAtomic(path: string, text: string): void {
+/** Writes `text` (one string, or pieces of it, see json-text.ts) to `path` atomically. */
+export function writeFileAtomic(path: string, text: string | Iterable<string>): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
   try {
-    writeSync(fd, text);
+    for (const piece of typeof text === 'string' ? [text] : text) writeSync(fd, piece);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -4,12 +4,14 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { waitForPort } from './net.js';
 import type { CoreControl, CoreFlavour, CoreStat, CoreState, CoreStatus, CoreUser, OutboundProbeInput, OutboundProbeResult } from '../../domain/ports/core.js';
 import type { Protocol } from '../../domain/inbounds/model.js';
 import { CoreApiClient, inboundsOfCoreConfig, UnsupportedLiveChange } from './grpc-client.js';
 import { detectVersion, resolveBinary, v2ctlFor } from './binary.js';
 import { writeFileAtomic } from './files.js';
+import { jsonText } from './json-text.js';
 import { probeOutbound } from './outbound-test.js';
 
 export interface SupervisorLogger {
@@ -43,14 +45,22 @@ export function apiPortOf(config: Record<string, any>): number | null {
   return ib && Number.isInteger(ib.port) ? ib.port : null;
 }
 
-function runCapture(bin: string, args: string[], input?: string | Buffer, env?: NodeJS.ProcessEnv, timeout = 15_000): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+function runCapture(bin: string, args: string[], input?: string | Buffer | Iterable<string>, env?: NodeJS.ProcessEnv, timeout = 15_000): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = execFile(bin, args, { timeout, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
       if (err && typeof (err as any).code === 'string') return reject(err);
       resolve({ code, stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8') });
     });
-    if (input !== undefined) child.stdin?.end(input);
+    if (input === undefined) return;
+    if (typeof input === 'string' || Buffer.isBuffer(input)) {
+      child.stdin?.end(input);
+    } else if (child.stdin) {
+      // Pieces of a large text, written as the pipe drains; a child that exits early closes the pipe (EPIPE): its
+      // exit code and output say why.
+      child.stdin.on('error', () => undefined);
+      Readable.from(input).pipe(child.stdin);
+    }
   });
 }
 
@@ -154,14 +164,14 @@ export class CoreSupervisor implements CoreControl {
 
   async test(config: object): Promise<{ ok: boolean; output: string; skipped?: boolean }> {
     if (!this.resolved) return { ok: true, skipped: true, output: `not tested: ${this.error}` };
-    const r = await runCapture(this.resolved, ['-test', '-config', 'stdin:'], JSON.stringify(config), this.env());
+    const r = await runCapture(this.resolved, ['-test', '-config', 'stdin:'], jsonText(config), this.env());
     const output = `${r.stdout.toString('utf8')}${r.stderr}`.trim();
     return { ok: r.code === 0, output };
   }
 
   async writeConfig(config: object): Promise<void> {
     mkdirSync(join(this.opts.dataDir, 'core'), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.configPath, JSON.stringify(config, null, 2));
+    writeFileAtomic(this.configPath, jsonText(config));
   }
 
   restart(config: object): Promise<void> {

@@ -58,6 +58,20 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
     expect(r.output).toMatch(/nope/);
   });
 
+  it('tests and writes a config far larger than a pipe buffer (5 MB, 30,000 clients) in pieces', async () => {
+    const big = defaultTemplate(apiPort) as Record<string, any>;
+    const clients = Array.from({ length: 30_000 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, email: `big${i}@x` }));
+    big.inbounds = [...big.inbounds, { tag: 'big', listen: '127.0.0.1', port: 1, protocol: 'vmess', settings: { clients } }];
+    expect((await sv.test(big)).ok).toBe(true);
+    const broken = { ...big, inbounds: [...big.inbounds, { port: 2, protocol: 'nope' }] };
+    expect((await sv.test(broken)).ok).toBe(false);
+    await sv.writeConfig(big);
+    const written = JSON.parse(readFileSync(sv.configPath, 'utf8'));
+    expect(written.inbounds[written.inbounds.length - 1].settings.clients).toHaveLength(30_000);
+    expect(written).toEqual(JSON.parse(JSON.stringify(big)));
+    await sv.writeConfig(defaultTemplate(apiPort)); // the running core's own config again
+  });
+
   it('reads counters through StatsService', async () => {
     const stats = await sv.queryStats('inbound>>>api');
     expect(stats.map((s) => s.name)).toEqual(expect.arrayContaining(['inbound>>>api>>>traffic>>>uplink']));
