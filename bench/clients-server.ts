@@ -24,6 +24,7 @@ import { EventBus } from '../domain/shared/events.js';
 import { ManualClock } from '../domain/shared/clock.js';
 import { createPanelApp } from '../handlers/app.js';
 import { writeFileAtomic } from '../host-agent/core/files.js';
+import { jsonText } from '../host-agent/core/json-text.js';
 import type { CoreControl, CoreStatus } from '../domain/ports/core.js';
 import { ADMIN } from '../test/support/app.js';
 import { FakePortProbe } from '../test/support/fake-port-probe.js';
@@ -34,8 +35,8 @@ export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?:
 
 /**
  * FakeCore's answers (a running xray, no stats, every config accepted) without its call log, doing with each
- * config what CoreSupervisor does: `-test` gets the config as JSON text, and the file is written as indented JSON
- * (atomically). So the process holds what the real one holds (nothing per config after the write) and pays the
+ * config what CoreSupervisor does: `-test` gets the config as JSON text in pieces (host-agent/core/json-text.ts),
+ * and the file is written from the same pieces (atomically). So the process holds what the real one holds (nothing per config after the write) and pays the
  * same transient text of every config write.
  */
 class BenchCore implements CoreControl {
@@ -44,7 +45,7 @@ class BenchCore implements CoreControl {
   status(): CoreStatus { return { ...this.current }; }
   output(): string { return ''; }
   async test(config: object) {
-    JSON.stringify(config); // what the supervisor pipes to `xray -test -config stdin:`
+    for (const piece of jsonText(config)) void piece; // what the supervisor pipes to `xray -test -config stdin:`
     return { ok: true, output: 'Configuration OK.' };
   }
   async restart(config: object) {
@@ -61,7 +62,7 @@ class BenchCore implements CoreControl {
   async addInbound() {}
   async removeInbound() {}
   async queryStats() { return []; }
-  async writeConfig(config: object) { writeFileAtomic(join(this.dir, 'config.json'), JSON.stringify(config, null, 2)); }
+  async writeConfig(config: object) { writeFileAtomic(join(this.dir, 'config.json'), jsonText(config)); }
   async probeOutbound() { return { success: true, delay: 12, error: '' }; }
   close() { rmSync(this.dir, { recursive: true, force: true }); }
 }
