@@ -52,7 +52,7 @@ export class ClientsService {
   ) {
     this.summary = new SummaryCache({
       statuses: (p, scope) => store.clients.statuses(p, scope),
-      maxId: () => store.clients.maxId(),
+      statusBatch: (p, fromId) => store.clients.statusBatch(p, fromId),
       count: () => store.clients.count(),
       groupNames: () => store.groups.names(),
     }, SUMMARY_TTL_MS);

@@ -4,18 +4,11 @@
 // - changes that touch everyone (settings, inbounds, "all" events, very large email sets) force a full rebuild;
 // - counters and the clock move without events (traffic ticks, expiry): a summary older than the TTL is served
 //   once more while a rebuild runs in the background, and one older than twice the TTL is rebuilt in the request.
-import type { StatusScope } from '../ports/clients-store.js';
 import type { BucketParams, ClientsSummary, StatusRow } from './model.js';
 import { SUMMARY_EMAIL_CAP } from './model.js';
 
 /** Up to this many marked emails are patched; more mean a full rebuild. */
 export const PATCH_MAX = 2000;
-
-/**
- * A rebuild reads the clients in id ranges this wide and lets other work run between them: on SQLite each read
- * holds the event loop, and 100,000 clients in one read held every other request for ~50 ms.
- */
-export const REBUILD_CHUNK_IDS = 10_000;
 
 type ListKey = 'd' | 'x' | 'e' | 'o';
 
@@ -87,8 +80,9 @@ export class StatusBook {
 }
 
 export interface SummarySource {
-  statuses(p: BucketParams, scope?: StatusScope): Promise<StatusRow[]>;
-  maxId(): Promise<number>;
+  statuses(p: BucketParams, scope: { emails: string[] }): Promise<StatusRow[]>;
+  /** Batches in id order (their size is the database's choice); a turn of the event loop runs between them. */
+  statusBatch(p: BucketParams, fromId: number): Promise<{ rows: StatusRow[]; next: number | null }>;
   count(): Promise<number>;
   groupNames(): Promise<string[]>;
 }
@@ -169,15 +163,15 @@ export class SummaryCache {
     return this.rebuilding;
   }
 
-  /** Every client's status, in id ranges with a turn of the event loop between them (the last range is open-ended). */
+  /** Every client's status, batch by batch, letting other work run between batches (SQLite reads hold the event loop). */
   private async readAll(p: BucketParams): Promise<StatusRow[]> {
-    const max = await this.source.maxId();
     const rows: StatusRow[] = [];
-    for (let from = 1; ; from += REBUILD_CHUNK_IDS) {
-      const last = from + REBUILD_CHUNK_IDS > max;
-      rows.push(...(await this.source.statuses(p, last ? { fromId: from } : { fromId: from, toId: from + REBUILD_CHUNK_IDS - 1 })));
-      if (last) return rows;
-      await new Promise((resolve) => setTimeout(resolve, 0));
+    for (let from: number | null = 1; from !== null;) {
+      const batch = await this.source.statusBatch(p, from);
+      rows.push(...batch.rows);
+      from = batch.next;
+      if (from !== null) await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    return rows;
   }
 }

@@ -40,12 +40,11 @@ export interface ClientsRepo {
   page(q: PageQuery, p: BucketParams): Promise<{ items: ClientSlim[]; filtered: number }>;
   /** How many clients there are. */
   count(): Promise<number>;
-  /** The highest client id (0 without clients). */
-  maxId(): Promise<number>;
   /**
-   * The status of the clients in `scope` (all, an id range, or the given emails) that are not active-and-offline,
-   * from one scan; clients that are active and offline, or gone, have no row. The summary is built from these.
+   * The statuses of the clients from id `fromId` on, in as many ids as the database reads well at once; `next` is
+   * where the next batch starts, null after the last (see statuses()).
    */
+  statusBatch(p: BucketParams, fromId: number): Promise<{ rows: StatusRow[]; next: number | null }>;
   statuses(p: BucketParams, scope?: StatusScope): Promise<StatusRow[]>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;

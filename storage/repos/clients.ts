@@ -19,6 +19,8 @@ export const chunk = <T>(items: T[], size: number): T[][] => {
 /** Rows per multi-row INSERT of clients (20 columns → 10,000 bind parameters, under both dialects' limits). */
 const CLIENT_CHUNK = 500;
 const KEY_CHUNK = 2000;
+/** Client ids per statusBatch() read on SQLite (~5 ms of a 100,000-client classification). */
+const STATUS_BATCH_IDS = 10_000;
 
 const n = (v: unknown): number => Number(v ?? 0);
 const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
@@ -396,9 +398,14 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return n(r?.n);
     },
 
-    async maxId() {
-      const [r] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
-      return n(r?.m);
+    async statusBatch(p, fromId) {
+      // SQLite reads block the event loop: 10,000 ids at a time, so other requests run between batches. PostgreSQL
+      // runs in its own process: one read (a batch there would scan all counters for its hash join again).
+      if (c.dialect === 'pg') return { rows: await repo.statuses(p, { fromId }), next: null };
+      const [m] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
+      const toId = fromId + STATUS_BATCH_IDS - 1;
+      const rows = await repo.statuses(p, toId < n(m?.m) ? { fromId, toId } : { fromId });
+      return { rows, next: toId < n(m?.m) ? toId + 1 : null };
     },
 
     async statuses(p, scope = {}) {

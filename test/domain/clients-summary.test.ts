@@ -1,10 +1,11 @@
 // The paged list's summary cache: the status book's capped lists, patching, and when it rebuilds (domain/clients/summary.ts).
 import { describe, expect, it } from 'vitest';
-import { PATCH_MAX, REBUILD_CHUNK_IDS, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
+import { PATCH_MAX, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
 import type { StatusScope } from '../../domain/ports/clients-store.js';
 import { SUMMARY_EMAIL_CAP, type BucketParams, type StatusRow } from '../../domain/clients/model.js';
 
 const TTL = 5000;
+const BATCH = 10_000;
 const params = (now: number): BucketParams => ({ now, onlineSince: 0, expireDiffMs: 0, trafficDiffBytes: 0 });
 
 /** A source over an in-memory table of statuses, recording every call. */
@@ -25,7 +26,13 @@ class FakeSource implements SummarySource {
     if (this.gate && !emails) await this.gate; // only full reads wait
     return snapshot.map((r) => ({ ...r }));
   }
-  async maxId() { return Math.max(0, ...[...this.rows.values()].map((r) => r.id)); }
+  /** Batches of BATCH ids, as the SQLite repository reads them. */
+  async statusBatch(p: BucketParams, fromId: number) {
+    const max = Math.max(0, ...[...this.rows.values()].map((r) => r.id));
+    const toId = fromId + BATCH - 1;
+    const last = toId >= max;
+    return { rows: await this.statuses(p, last ? { fromId } : { fromId, toId }), next: last ? null : toId + 1 };
+  }
   async count() { return this.rows.size; }
   async groupNames() { return ['g']; }
 }
@@ -85,9 +92,9 @@ describe('SummaryCache', () => {
     expect(next.summary).toMatchObject({ total: 5, active: 1, depleted: ['a@x', 'd@x'], expiring: ['new@x'] });
   });
 
-  it('a rebuild reads id ranges of REBUILD_CHUNK_IDS, the last one open-ended, and lets other work run in between', async () => {
+  it('a rebuild reads batch after batch in id order and lets other work run in between', async () => {
     const { src, cache } = setup();
-    src.set(2.5 * REBUILD_CHUNK_IDS, 'far@x', 'd');
+    src.set(2.5 * BATCH, 'far@x', 'd');
     let between = 0;
     const ticker = setInterval(() => between++, 0);
     try {
@@ -96,7 +103,7 @@ describe('SummaryCache', () => {
     } finally {
       clearInterval(ticker);
     }
-    expect(src.ranges).toEqual([[1, REBUILD_CHUNK_IDS], [REBUILD_CHUNK_IDS + 1, 2 * REBUILD_CHUNK_IDS], [2 * REBUILD_CHUNK_IDS + 1, Infinity]]);
+    expect(src.ranges).toEqual([[1, BATCH], [BATCH + 1, 2 * BATCH], [2 * BATCH + 1, Infinity]]);
     expect(between).toBeGreaterThan(0);
   });
 
