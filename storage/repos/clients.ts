@@ -452,8 +452,17 @@ export function clientsRepo(c: Conn): ClientsRepo {
         return { items: await slimRows(rows.map((r) => n(r.id))), filtered: n(cnt?.n) };
       }
       // The page and the filtered count in one scan (a window count over the filtered rows).
-      const idRows = await c.all<{ id: unknown; filtered: unknown }>(sql`SELECT c.id AS id, COUNT(*) OVER () AS filtered
-        FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`);
+      const pageQuery = sql`SELECT c.id AS id, COUNT(*) OVER () AS filtered
+        FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`;
+      // PostgreSQL cannot estimate how many clients pass the bucket filters and tends to pick a nested loop of one
+      // counter lookup per candidate: 30,000 lookups took ~90 ms where one hash join over the counters takes ~40 ms.
+      // Nested loops are switched off for this one statement (a small search pays ~8 ms for the counter scan).
+      const idRows = c.dialect === 'pg'
+        ? await c.tx(async (tx) => {
+          await tx.all(sql`SELECT set_config('enable_nestloop', 'off', true)`);
+          return tx.all<{ id: unknown; filtered: unknown }>(pageQuery);
+        })
+        : await c.all<{ id: unknown; filtered: unknown }>(pageQuery);
       let filtered: number;
       if (idRows.length) filtered = n(idRows[0]!.filtered);
       else if (offset === 0) filtered = 0; // nothing matched at all: no second scan to count nothing
