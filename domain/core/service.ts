@@ -8,12 +8,12 @@ import { DomainError } from '../shared/errors.js';
 import { buildCoreConfig, type BuildResult } from './builder.js';
 import { defaultTemplate, parseTemplate } from './template.js';
 import { CoreSync } from './sync.js';
+import { FileWriteThrottle } from './file-writes.js';
 
 export const DEFAULT_CORE_API_PORT = 62789;
 export const DEFAULT_OUTBOUND_TEST_URL = 'https://www.google.com/generate_204';
 const TEMPLATE_KEY = 'coreSetting';
 const TEST_URL_KEY = 'outboundTestUrl';
-const FILE_WRITE_DELAY_MS = 1000;
 
 export interface CoreServiceOptions {
   apiPort?: number;
@@ -40,11 +40,18 @@ export class CoreService {
   private queue: Promise<unknown> = Promise.resolve();
   private notes: string[] = [];
   private lastState = '';
-  private fileTimer: ReturnType<typeof setTimeout> | null = null;
+  private fileWrites: FileWriteThrottle;
   private fileGen = 0;
 
   constructor(private store: Store, private core: CoreControl, private events: EventBus, private opts: CoreServiceOptions = {}) {
     this.apiPort = opts.apiPort ?? DEFAULT_CORE_API_PORT;
+    this.fileWrites = new FileWriteThrottle(async () => {
+      const gen = ++this.fileGen;
+      if (this.core.status().state !== 'running') return;
+      const b = await this.build();
+      if (gen !== this.fileGen) return;
+      await this.core.writeConfig(b.config);
+    }, undefined, (err) => this.opts.log?.('core config write failed', { error: String(err) }));
     this.sync = new CoreSync({
       view: store.coreView,
       core,
@@ -252,34 +259,22 @@ export class CoreService {
   }
 
   /**
-   * Keeps the config file equal to what runs, a moment after live changes (coalesced). The rebuild runs outside
-   * the serial queue so live changes never wait for it; a newer write or a restart supersedes it.
+   * Keeps the config file equal to what runs: written at once with a full build, else a moment after live changes
+   * (coalesced and spaced out, see file-writes.ts). The rebuild runs outside the serial queue so live changes never
+   * wait for it; a newer write or a restart supersedes it.
    */
   private scheduleFileWrite(build?: BuildResult): void {
     if (build) {
-      if (this.fileTimer) clearTimeout(this.fileTimer);
-      this.fileTimer = null;
+      this.fileWrites.cancel();
       this.fileGen++;
       void this.core.writeConfig(build.config).catch((err) => this.opts.log?.('core config write failed', { error: String(err) }));
       return;
     }
-    if (this.fileTimer) return;
-    this.fileTimer = setTimeout(() => {
-      this.fileTimer = null;
-      const gen = ++this.fileGen;
-      void (async () => {
-        if (this.core.status().state !== 'running') return;
-        const b = await this.build();
-        if (gen !== this.fileGen) return;
-        await this.core.writeConfig(b.config);
-      })().catch((err) => this.opts.log?.('core config write failed', { error: String(err) }));
-    }, FILE_WRITE_DELAY_MS);
-    (this.fileTimer as { unref?: () => void }).unref?.();
+    this.fileWrites.changed();
   }
 
   /** Graceful stop: cancel the pending file write (the next start rebuilds the file). */
   dispose(): void {
-    if (this.fileTimer) clearTimeout(this.fileTimer);
-    this.fileTimer = null;
+    this.fileWrites.cancel();
   }
 }
