@@ -53,6 +53,7 @@ export class ClientsService {
     this.summary = new SummaryCache({
       statuses: (p, scope) => store.clients.statuses(p, scope),
       statusBatch: (p, fromId) => store.clients.statusBatch(p, fromId),
+      changedSince: (fromMs, toMs, diffMs, limit) => store.clients.changedSince(fromMs, toMs, diffMs, limit),
       count: () => store.clients.count(),
       groupNames: () => store.groups.names(),
     }, SUMMARY_TTL_MS);

@@ -41,6 +41,10 @@ class MemberList {
     if (this.head?.some((m) => m.email === email)) this.head = null;
   }
 
+  all(): string[] {
+    return [...this.members.keys()];
+  }
+
   emails(): string[] {
     if (!this.head) {
       this.head = [...this.members].sort((a, b) => a[1] - b[1]).slice(0, SUMMARY_EMAIL_CAP).map(([email, id]) => ({ email, id }));
@@ -63,6 +67,11 @@ export class StatusBook {
     for (const r of rows) this.put(r);
   }
 
+  /** Every client counted as online. */
+  onlineEmails(): string[] {
+    return this.lists.o.all();
+  }
+
   summary(total: number): ClientsSummary {
     const { d, x, e, o } = this.lists;
     return {
@@ -81,14 +90,26 @@ export class StatusBook {
 
 export interface SummarySource {
   statuses(p: BucketParams, scope: { emails: string[] }): Promise<StatusRow[]>;
+  /**
+   * Emails whose status may have changed between `fromMs` and `toMs` without an event (counters moved, expiry or
+   * expiry minus `expireDiffMs` passed); null when there are more than `limit`.
+   */
+  changedSince(fromMs: number, toMs: number, expireDiffMs: number, limit: number): Promise<string[] | null>;
   /** Batches in id order (their size is the database's choice); a turn of the event loop runs between them. */
   statusBatch(p: BucketParams, fromId: number): Promise<{ rows: StatusRow[]; next: number | null }>;
   count(): Promise<number>;
   groupNames(): Promise<string[]>;
 }
 
+/** The summary's state: `at` is when it was last brought up to date (rebuilt or caught up). */
+interface Snapshot {
+  book: StatusBook;
+  at: number;
+  gen: number;
+}
+
 export class SummaryCache {
-  private snap: { book: StatusBook; at: number; gen: number } | null = null;
+  private snap: Snapshot | null = null;
   /** Bumped by every change that needs a full rebuild; a snapshot of an older generation is not used. */
   private gen = 0;
   /** Emails changed since they were last read. */
@@ -124,9 +145,16 @@ export class SummaryCache {
     for (let attempt = 0; attempt < 3; attempt++) {
       const s = this.snap;
       const age = s ? p.now - s.at : Infinity;
-      if (s && s.gen === this.gen && age >= 0 && age < 2 * this.ttlMs) {
-        if (age >= this.ttlMs) this.rebuild(p).catch(() => undefined); // served stale once; the next request sees it
-        break;
+      const usable = !!s && s.gen === this.gen && age >= 0;
+      if (usable && age < this.ttlMs) break;
+      if (usable) {
+        if (await this.catchUp(s!, p)) break;
+        // Too much moved to re-read client by client: rebuilt in the background while the summary is less than twice
+        // the TTL old (served once more meanwhile), else before answering.
+        if (age < 2 * this.ttlMs) {
+          this.rebuild(p).catch(() => undefined);
+          break;
+        }
       }
       await this.rebuild(p);
     }
@@ -146,6 +174,26 @@ export class SummaryCache {
     const [total, groups] = await Promise.all([this.source.count(), this.groups ?? this.source.groupNames()]);
     if (version === this.groupsVersion) this.groups = groups;
     return { summary: snap.book.summary(total), groups };
+  }
+
+  /**
+   * Marks the clients whose status may have moved without an event since the summary was last brought up to date:
+   * counters moved (quota buckets, online), expiry (or expiry minus expireDiff) passed, online clients gone quiet.
+   * False when they are more than PATCH_MAX (a full rebuild is cheaper then).
+   */
+  private async catchUp(s: Snapshot, p: BucketParams): Promise<boolean> {
+    const online = s.book.onlineEmails();
+    const room = PATCH_MAX - online.length - this.marked.size;
+    if (room < 0) return false;
+    const moved = await this.source.changedSince(s.at, p.now, p.expireDiffMs, room);
+    if (moved === null) return false;
+    if (this.snap !== s) return true; // a rebuild landed meanwhile: newer than this catch-up
+    for (const e of [...online, ...moved]) {
+      this.marked.add(e);
+      this.touched?.add(e);
+    }
+    s.at = p.now;
+    return true;
   }
 
   /** One rebuild at a time; callers during one share it. */

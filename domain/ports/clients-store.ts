@@ -45,6 +45,12 @@ export interface ClientsRepo {
    * where the next batch starts, null after the last (see statuses()).
    */
   statusBatch(p: BucketParams, fromId: number): Promise<{ rows: StatusRow[]; next: number | null }>;
+  /**
+   * Emails whose status may have changed between `fromMs` and `toMs` with no client event: counters moved
+   * (lastOnline at or after `fromMs`), or expiry — or expiry minus `expireDiffMs` — inside the window. Null when
+   * there are more than `limit`.
+   */
+  changedSince(fromMs: number, toMs: number, expireDiffMs: number, limit: number): Promise<string[] | null>;
   statuses(p: BucketParams, scope?: StatusScope): Promise<StatusRow[]>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;

@@ -398,6 +398,16 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return n(r?.n);
     },
 
+    async changedSince(fromMs, toMs, expireDiffMs, limit) {
+      // Counters: a scan of the narrow counters table (lastOnline has no index: indexing it would make every traffic
+      // tick's update non-HOT). Expiry: two ranges of the expiry index.
+      const rows = await c.all<{ email: string }>(sql`SELECT email FROM client_traffics WHERE last_online >= ${Math.floor(fromMs / 1000)}
+        UNION SELECT email FROM clients WHERE (expiry_time >= ${fromMs} AND expiry_time <= ${toMs})
+          OR (expiry_time >= ${fromMs + expireDiffMs} AND expiry_time <= ${toMs + expireDiffMs})
+        LIMIT ${limit + 1}`);
+      return rows.length > limit ? null : rows.map((r) => r.email);
+    },
+
     async statusBatch(p, fromId) {
       // SQLite reads block the event loop: 10,000 ids at a time, so other requests run between batches. PostgreSQL
       // runs in its own process: one read (a batch there would scan all counters for its hash join again).

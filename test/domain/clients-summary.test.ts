@@ -26,6 +26,13 @@ class FakeSource implements SummarySource {
     if (this.gate && !emails) await this.gate; // only full reads wait
     return snapshot.map((r) => ({ ...r }));
   }
+  /** What changedSince answers (null: too many); each call is recorded. */
+  moved: string[] | null = [];
+  windows: [number, number][] = [];
+  async changedSince(fromMs: number, toMs: number, _diff: number, limit: number) {
+    this.windows.push([fromMs, toMs]);
+    return this.moved && this.moved.length <= limit ? [...this.moved] : null;
+  }
   /** Batches of BATCH ids, as the SQLite repository reads them. */
   async statusBatch(p: BucketParams, fromId: number) {
     const max = Math.max(0, ...[...this.rows.values()].map((r) => r.id));
@@ -117,10 +124,29 @@ describe('SummaryCache', () => {
     expect(src.calls).toEqual(['all', 'all', 'all']);
   });
 
-  it('older than the TTL: served once while it is rebuilt in the background; older than twice the TTL: rebuilt first', async () => {
+  it('past the TTL: re-reads the clients that moved without an event and the online ones, and is current at once', async () => {
     const { src, cache } = setup();
     await cache.get(params(0));
-    src.set(1, 'a@x', 'a', true); // came online: no event
+    src.set(1, 'a@x', 'a', true); // came online: no event, its counters moved
+    src.set(4, 'on@x', 'a', false); // went quiet
+    src.moved = ['a@x'];
+    expect((await cache.get(params(TTL - 1))).summary.online).toEqual(['on@x']); // within the TTL: as it was
+    const o = await cache.get(params(TTL));
+    expect(o.summary.online).toEqual(['a@x']);
+    expect(src.windows).toEqual([[0, TTL]]);
+    expect(src.calls).toEqual(['all', ['on@x', 'a@x']]);
+    // the next window starts where this one ended
+    src.moved = [];
+    await cache.get(params(2 * TTL + 5));
+    expect(src.windows).toEqual([[0, TTL], [TTL, 2 * TTL + 5]]);
+    expect(src.calls.filter((c) => c === 'all')).toHaveLength(1);
+  });
+
+  it('too much moved: served once more while rebuilt in the background; older than twice the TTL: rebuilt first', async () => {
+    const { src, cache } = setup();
+    await cache.get(params(0));
+    src.moved = null;
+    src.set(1, 'a@x', 'a', true);
     let release!: () => void;
     src.gate = new Promise((r) => (release = r));
     const stale = await cache.get(params(TTL)); // does not wait for the gated rebuild
@@ -158,6 +184,7 @@ describe('SummaryCache', () => {
     await cache.get(params(0));
     let release!: () => void;
     src.gate = new Promise((r) => (release = r));
+    src.moved = null; // too much moved: a background rebuild
     await cache.get(params(TTL)); // stale: the background rebuild reads (a@x active) and waits at the gate
     src.set(1, 'a@x', 'x');
     cache.clientsChanged(['a@x']);

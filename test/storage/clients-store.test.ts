@@ -126,6 +126,21 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
     expect(await store.clients.count()).toBe(count - 1);
   });
 
+  it('changedSince: counters moved since the window opened, expiry or expiry minus the diff inside it; null past the limit', async () => {
+    const T = 2_000_000_000_000; // ms, far from the other tests' rows
+    await store.clients.insert(client('cs-moved@x'), [A]);
+    await store.clients.insert(client('cs-quiet@x'), [A]);
+    await store.clients.insert(client('cs-expires@x', { expiryTime: T + 5000 }), [A]);
+    await store.clients.insert(client('cs-nears@x', { expiryTime: T + 86_400_000 + 5000 }), [A]);
+    await store.clients.insert(client('cs-later@x', { expiryTime: T + 50_000 }), [A]);
+    await store.traffic.applyDeltas({ clients: [{ email: 'cs-quiet@x', up: 1, down: 0 }], inbounds: [], outbounds: [] }, T - 60_000);
+    await store.traffic.applyDeltas({ clients: [{ email: 'cs-moved@x', up: 1, down: 0 }], inbounds: [], outbounds: [] }, T + 2000);
+    const got = await store.clients.changedSince(T, T + 10_000, 86_400_000, 100);
+    expect([...got!].sort()).toEqual(['cs-expires@x', 'cs-moved@x', 'cs-nears@x']);
+    expect(await store.clients.changedSince(T, T + 10_000, 86_400_000, 2)).toBeNull();
+    expect(await store.clients.changedSince(T + 20_000, T + 30_000, 0, 100)).toEqual([]);
+  });
+
   it('remove returns the deleted emails in the order given (not the order the rows were visited in)', async () => {
     for (const e of ['ord1@x', 'ord2@x', 'ord3@x']) await store.clients.insert(client(e), [A]);
     expect(await store.clients.remove(['ord3@x', 'missing@x', 'ord1@x', 'ord2@x', 'ord3@x'], false, 5)).toEqual(['ord3@x', 'ord1@x', 'ord2@x']);
