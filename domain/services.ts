@@ -113,6 +113,7 @@ export function createServices(deps: ServiceDeps) {
     /** Runs once at start-up, after migrations. */
     async init(): Promise<void> {
       await auth.init();
+      void clients.warmSummary(); // the paged list's first request then finds its summary ready
     },
   };
 }

@@ -41,6 +41,9 @@ const describeIssue = (err: { issues: { path: PropertyKey[]; message: string }[]
  */
 export const SUMMARY_TTL_MS = 5000;
 
+/** Settings that move clients between status buckets. */
+const BUCKET_SETTINGS = ['expireDiff', 'trafficDiff'];
+
 export class ClientsService {
   private summary: SummaryCache;
 
@@ -60,9 +63,13 @@ export class ClientsService {
     const bus = events as Partial<Pick<EventBus, 'on'>>;
     if (typeof bus.on === 'function') {
       bus.on('clients.changed', (e) => (e.emails === 'all' ? this.summary.everythingChanged() : this.summary.clientsChanged(e.emails)));
-      // Inbound changes can remove or re-home clients, and settings move the bucket thresholds.
-      bus.on('inbounds.changed', () => this.summary.everythingChanged());
-      bus.on('settings.changed', () => this.summary.everythingChanged());
+      // The bucket thresholds: every client is classified again, starting now rather than in the next request.
+      // (Inbound changes move no client between buckets: deleting an inbound detaches its clients and keeps them.)
+      bus.on('settings.changed', (e) => {
+        if (!e.keys.some((k) => BUCKET_SETTINGS.includes(k))) return;
+        this.summary.everythingChanged();
+        void this.warmSummary();
+      });
       bus.on('groups.changed', () => this.summary.groupsChanged());
     }
   }
@@ -148,6 +155,15 @@ export class ClientsService {
     const full = await this.store.clients.full(email);
     if (!full) throw new DomainError(`client ${email} not found`, 'not_found');
     return { client: clientView(full), inboundIds: full.inboundIds };
+  }
+
+  /** Starts classifying every client in the background (at start, after a threshold change), so the next page finds it done. */
+  async warmSummary(): Promise<void> {
+    try {
+      await this.summary.warm(await this.bucketParams());
+    } catch {
+      // the next page request tries again and reports the error
+    }
   }
 
   /** One page, with the summary over all clients and the group names (kept between requests: see summary.ts). */

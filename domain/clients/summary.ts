@@ -101,12 +101,19 @@ export interface SummarySource {
   groupNames(): Promise<string[]>;
 }
 
-/** The summary's state: `at` is when it was last brought up to date (rebuilt or caught up). */
+/** The summary's state: `at` is when it was last brought up to date (rebuilt or caught up), `builtAt` rebuilt. */
 interface Snapshot {
   book: StatusBook;
   at: number;
+  builtAt: number;
   gen: number;
 }
+
+/**
+ * A backstop against changes that neither send an event nor move counters or expiry (a write by another process):
+ * a summary rebuilt longer ago than this is rebuilt again in the background while it keeps being served.
+ */
+export const FULL_REBUILD_MS = 60_000;
 
 export class SummaryCache {
   private snap: Snapshot | null = null;
@@ -135,6 +142,13 @@ export class SummaryCache {
     this.marked.clear();
   }
 
+  /** Rebuilds in the background unless the summary is current or a rebuild runs (errors wait for the next get). */
+  warm(p: BucketParams): Promise<void> {
+    const s = this.snap;
+    if (s && s.gen === this.gen) return Promise.resolve();
+    return this.rebuild(p).catch(() => undefined);
+  }
+
   groupsChanged(): void {
     this.groups = null;
     this.groupsVersion++;
@@ -146,6 +160,7 @@ export class SummaryCache {
       const s = this.snap;
       const age = s ? p.now - s.at : Infinity;
       const usable = !!s && s.gen === this.gen && age >= 0;
+      if (usable && p.now - s!.builtAt >= FULL_REBUILD_MS) this.rebuild(p).catch(() => undefined);
       if (usable && age < this.ttlMs) break;
       if (usable) {
         if (await this.catchUp(s!, p)) break;
@@ -202,7 +217,7 @@ export class SummaryCache {
     const gen = this.gen;
     const touched = (this.touched = new Set());
     this.rebuilding = this.readAll(p).then((rows) => {
-      this.snap = { book: new StatusBook(rows), at: p.now, gen };
+      this.snap = { book: new StatusBook(rows), at: p.now, builtAt: p.now, gen };
       for (const e of touched) this.marked.add(e);
     }).finally(() => {
       this.rebuilding = null;

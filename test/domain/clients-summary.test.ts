@@ -1,6 +1,6 @@
 // The paged list's summary cache: the status book's capped lists, patching, and when it rebuilds (domain/clients/summary.ts).
 import { describe, expect, it } from 'vitest';
-import { PATCH_MAX, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
+import { FULL_REBUILD_MS, PATCH_MAX, StatusBook, SummaryCache, type SummarySource } from '../../domain/clients/summary.js';
 import type { StatusScope } from '../../domain/ports/clients-store.js';
 import { SUMMARY_EMAIL_CAP, type BucketParams, type StatusRow } from '../../domain/clients/model.js';
 
@@ -161,6 +161,22 @@ describe('SummaryCache', () => {
     // a clock that went backwards is not trusted either
     src.set(3, 'x@x', 'x', true);
     expect((await cache.get(params(0))).summary.online).toEqual(['a@x', 'd@x', 'x@x', 'on@x']);
+  });
+
+  it('warm() rebuilds ahead of the first request; a summary rebuilt over FULL_REBUILD_MS ago is rebuilt in the background', async () => {
+    const { src, cache } = setup();
+    await cache.warm(params(0));
+    expect(src.calls).toEqual(['all']);
+    await cache.get(params(1));
+    await cache.warm(params(2)); // current: nothing to do
+    expect(src.calls).toEqual(['all']);
+    // a row written behind the cache's back (no event, no counters moved) shows after the backstop rebuild
+    src.set(9, 'hidden@x', 'x');
+    for (let t = TTL; t < FULL_REBUILD_MS; t += TTL) expect((await cache.get(params(t))).summary.deactive).toEqual(['x@x']);
+    await cache.get(params(FULL_REBUILD_MS)); // served, and rebuilt in the background
+    await new Promise((r) => setTimeout(r, 0));
+    expect((await cache.get(params(FULL_REBUILD_MS + 1))).summary.deactive).toEqual(['x@x', 'hidden@x']);
+    expect(src.calls.filter((c) => c === 'all')).toHaveLength(2);
   });
 
   it('a change made while a rebuild is reading is read again afterwards', async () => {

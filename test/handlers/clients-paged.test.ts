@@ -240,7 +240,7 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect(sum.total).toBe(before.total);
     // every figure equals a summary rebuilt from scratch (an event that forces a full rebuild)
     const patched = sum;
-    t.events.emit('settings.changed', { keys: [] });
+    t.events.emit('settings.changed', { keys: ['trafficDiff'] });
     expect((await paged('')).summary).toEqual(patched);
 
     // after the TTL: the clients whose counters moved (and the online ones) are re-read: current at once
@@ -263,10 +263,29 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
       expect((await paged('')).summary.online).toEqual([]);
       // and the result equals a full rebuild
       const current = (await paged('')).summary;
-      t.events.emit('settings.changed', { keys: [] });
+      t.events.emit('settings.changed', { keys: ['trafficDiff'] });
       expect((await paged('')).summary).toEqual(current);
     } finally {
       t.clock.set(now);
+    }
+  });
+
+  it('only settings that move the bucket thresholds classify every client again', async () => {
+    const before = (await paged('')).summary;
+    // written behind the panel's back: no event, so only a full classification can see it
+    await t.store.clients.insert({
+      email: 'hidden@x', subId: 'hidden', uuid: '00000000-0000-4000-8000-000000000001', password: '', auth: '', flow: '', security: '',
+      method: '', totalGB: 0, expiryTime: 0, enable: false, limitIp: 0, tgId: 0, comment: '', group: '', reverse: null, reset: 0,
+      createdAt: now, updatedAt: now,
+    }, [A]);
+    expect((await post('/panel/setting/update', { subTitle: 'not a threshold' })).json.success).toBe(true);
+    expect((await paged('')).summary.deactive).toEqual(before.deactive);
+    expect((await post('/panel/setting/update', { trafficDiff: 1 })).json.success).toBe(true);
+    try {
+      expect((await paged('')).summary.deactive).toContain('hidden@x');
+    } finally {
+      expect((await post('/panel/setting/update', { trafficDiff: 0 })).json.success).toBe(true);
+      expect((await post(`${C}/del/hidden@x`)).json.success).toBe(true);
     }
   });
 
