@@ -2,7 +2,7 @@
 // resident memory figure is the server's own: createPanelApp over the store with the test app's composition
 // (test/support/app.ts: manual clock, fake host and port probe, a core that runs no process), served by
 // @hono/node-server on a loopback port. The parent seeds the database over its own connection and drives the API
-// over HTTP. IPC commands: advance the clock, report memory (after a full GC).
+// over HTTP. IPC commands: advance the clock, move counters (as the traffic job), report memory (after a full GC).
 //
 // It runs as plain JavaScript on the compiled build, like `npm start`: the parent compiles this file (and the test
 // doubles it imports) next to the build in dist/ (bench/compile-child.ts), so `../domain/…` here is
@@ -30,7 +30,7 @@ import { ADMIN } from '../test/support/app.js';
 import { FakePortProbe } from '../test/support/fake-port-probe.js';
 import { FakeCoreMetrics, FakeHost } from '../test/support/fake-host.js';
 
-export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop'; ms?: number };
+export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic'; ms?: number; emails?: string[] };
 export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?: number } & Partial<NodeJS.MemoryUsage>;
 
 /**
@@ -104,6 +104,13 @@ process.on('message', async (m: ServerCommand) => {
   switch (m.cmd) {
     case 'now': reply({ now: clock.now() }); break;
     case 'advance': clock.advance(m.ms ?? 0); reply({ now: clock.now() }); break;
+    case 'traffic': {
+      // Counters moved for these clients, written in this process at its clock as the traffic job would.
+      const clients = (m.emails ?? []).map((email) => ({ email, up: 1000, down: 2000 }));
+      await store.traffic.applyDeltas({ clients, inbounds: [], outbounds: [] }, clock.now());
+      reply({ now: clock.now() });
+      break;
+    }
     case 'memory': {
       // A full GC, then the pages it freed going back to the OS: V8 unmaps them (and frees dead buffers) on
       // background threads within ~100 ms, so an RSS read right after gc() still counts part of the garbage it
