@@ -7,6 +7,13 @@
 import type { BucketParams, ClientsSummary, StatusRow } from './model.js';
 import { SUMMARY_EMAIL_CAP } from './model.js';
 
+/** Lets pending I/O (other requests) run: setImmediate where the runtime has it (setTimeout waits ≥ 1 ms). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (immediate) immediate(resolve);
+  else setTimeout(resolve, 0);
+});
+
 /** Up to this many marked emails are patched; more mean a full rebuild. */
 export const PATCH_MAX = 2000;
 
@@ -233,7 +240,7 @@ export class SummaryCache {
       const batch = await this.source.statusBatch(p, from);
       rows.push(...batch.rows);
       from = batch.next;
-      if (from !== null) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (from !== null) await nextTurn();
     }
     return rows;
   }
