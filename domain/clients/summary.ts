@@ -1,9 +1,11 @@
 // The paged list's summary (counts per status bucket, capped email lists, group names), kept between requests so
 // that a page request at 100,000 clients does not re-classify every client:
 // - a client mutation marks its emails; the next request re-reads just those clients and patches them in;
-// - changes that touch everyone (settings, inbounds, "all" events, very large email sets) force a full rebuild;
-// - counters and the clock move without events (traffic ticks, expiry): a summary older than the TTL is served
-//   once more while a rebuild runs in the background, and one older than twice the TTL is rebuilt in the request.
+// - counters and the clock move without events: once the summary is a TTL old, the next request catches up by
+//   re-reading the clients whose counters moved or whose expiry passed since, and the online ones;
+// - a full classification (in batches, other work running between them) happens at start, after a change of the
+//   bucket thresholds or of "all" clients, when too many clients would have to be re-read (then in the background
+//   while the summary is served once more), and every minute in the background as a backstop.
 import type { BucketParams, ClientsSummary, StatusRow } from './model.js';
 import { SUMMARY_EMAIL_CAP } from './model.js';
 
