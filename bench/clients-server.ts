@@ -8,9 +8,10 @@
 // doubles it imports) next to the build in dist/ (bench/compile-child.ts), so `../domain/…` here is
 // dist/domain/…, the code users run; no TypeScript loader in the process.
 //
-// Two differences from createTestApp, both about memory that only the test doubles would keep: the events are not
-// recorded (TestApp.emitted keeps every payload: 50,000 emails per group rename), and the core is BenchCore below
-// instead of FakeCore (which keeps every call with its arguments: every full config of 220,000 client entries).
+// The composition is createTestApp's (manual clock, fake host and port probe) with two differences, both about
+// memory that only the test doubles would keep: the events are not recorded (TestApp.emitted keeps every payload:
+// 50,000 emails per group rename), and the core is BenchCore below instead of FakeCore (which keeps every call with
+// its arguments: every full config of 220,000 client entries).
 import { serve } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -18,17 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { openStore } from '../storage/store.js';
-import { createServices } from '../domain/services.js';
-import { EventBus } from '../domain/shared/events.js';
-import { ManualClock } from '../domain/shared/clock.js';
-import { createPanelApp } from '../handlers/app.js';
 import { writeFileAtomic } from '../host-agent/core/files.js';
 import { jsonText } from '../host-agent/core/json-text.js';
 import type { CoreControl, CoreStatus } from '../domain/ports/core.js';
-import { ADMIN } from '../test/support/app.js';
-import { FakePortProbe } from '../test/support/fake-port-probe.js';
-import { FakeCoreMetrics, FakeHost } from '../test/support/fake-host.js';
+import { createTestApp } from '../test/support/app.js';
 
 export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic'; ms?: number; emails?: string[] };
 export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?: number } & Partial<NodeJS.MemoryUsage>;
@@ -36,8 +30,8 @@ export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?:
 /**
  * FakeCore's answers (a running xray, no stats, every config accepted) without its call log, doing with each
  * config what CoreSupervisor does: `-test` gets the config as JSON text in pieces (host-agent/core/json-text.ts),
- * and the file is written from the same pieces (atomically). So the process holds what the real one holds (nothing per config after the write) and pays the
- * same transient text of every config write.
+ * and the file is written from the same pieces (atomically). So the process holds what the real one holds
+ * (nothing per config after the write) and pays the same transient text of every config write.
  */
 class BenchCore implements CoreControl {
   private readonly dir = mkdtempSync(join(tmpdir(), 'panel-bench-core-'));
@@ -67,19 +61,11 @@ class BenchCore implements CoreControl {
   close() { rmSync(this.dir, { recursive: true, force: true }); }
 }
 
-// createTestApp's composition (test/support/app.ts) over the benchmark's database.
-const store = await openStore(process.env.BENCH_DB_URL!);
-const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
 const core = new BenchCore();
-const services = createServices({
-  store, core, clock, events: new EventBus(), portProbe: new FakePortProbe(), host: new FakeHost(), coreMetrics: new FakeCoreMetrics(),
-  files: { isReadableFile: async () => false },
-  panel: { requestRestart: () => {} },
-  runtime: { panelVersion: '0.1.0', dataDir: '/nonexistent' },
-});
-await services.init();
-await services.auth.ensureAdmin(ADMIN.username, ADMIN.password);
-const app = createPanelApp({ services, clientIp: () => '203.0.113.7', basePath: '/', secure: false });
+const url = process.env.BENCH_DB_URL!;
+const t = await createTestApp({ name: process.env.BENCH_DB_NAME === 'pg' ? 'pg' : 'libsql', freshUrl: async () => url },
+  { deps: { core }, recordEvents: false });
+const { app, store, clock } = t;
 
 /**
  * The server's own time for each request (from the Request to the Response with its body built, e.g. the 10 MB

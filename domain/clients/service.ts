@@ -35,9 +35,9 @@ const describeIssue = (err: { issues: { path: PropertyKey[]; message: string }[]
 };
 
 /**
- * How long the paged list's summary is current (clock time). Client mutations are patched in at once (see
- * summary.ts); counters, the online list and time-based expiry, which move without events, are at most this stale
- * (a summary older than this is served once while it is rebuilt, and one older than twice this is rebuilt first).
+ * How long the paged list's summary is current (clock time). Client mutations are patched in at once; counters, the
+ * online list and time-based expiry, which move without events, are caught up by the first request after this
+ * (see summary.ts), so they are at most this stale.
  */
 export const SUMMARY_TTL_MS = 5000;
 

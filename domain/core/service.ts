@@ -51,7 +51,7 @@ export class CoreService {
       const b = await this.build();
       if (gen !== this.fileGen) return;
       await this.core.writeConfig(b.config);
-    }, undefined, (err) => this.opts.log?.('core config write failed', { error: String(err) }));
+    }, undefined, (err) => this.logWriteFailure(err));
     this.sync = new CoreSync({
       view: store.coreView,
       core,
@@ -267,10 +267,14 @@ export class CoreService {
     if (build) {
       this.fileWrites.cancel();
       this.fileGen++;
-      void this.core.writeConfig(build.config).catch((err) => this.opts.log?.('core config write failed', { error: String(err) }));
+      void this.core.writeConfig(build.config).catch((err) => this.logWriteFailure(err));
       return;
     }
     this.fileWrites.changed();
+  }
+
+  private logWriteFailure(err: unknown): void {
+    this.opts.log?.('core config write failed', { error: String(err) });
   }
 
   /** Graceful stop: cancel the pending file write (the next start rebuilds the file). */

@@ -8,7 +8,7 @@ import type {
 } from '../../domain/clients/model.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
-import { jsonRows, placeholders, raw } from './raw.js';
+import { jsonRows, placeholders, raw, withPlannerSettings } from './raw.js';
 
 export const chunk = <T>(items: T[], size: number): T[][] => {
   const out: T[][] = [];
@@ -131,12 +131,12 @@ function whereOf(q: PageQuery, p: BucketParams, dialect: Conn['dialect']): SQL |
     // Case-insensitive (ASCII) substring of email, subId or comment. SQLite's LIKE already ignores ASCII case (3x
     // faster than lower() LIKE). PostgreSQL: LIKE over the stored lower-cased search_text (migration 0002: the three
     // fields joined by chr(1)); a needle holding chr(1) could match across fields there, so it takes strpos per field.
-    const lowered = needle.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
-    if (dialect === 'pg' && !lowered.includes('\u0001')) {
-      parts.push(sql`c.search_text LIKE ${`%${escapeLike(lowered)}%`}`);
-    } else if (dialect === 'pg') {
-      parts.push(sql`(strpos(lower(c.email COLLATE "C"), ${lowered}) > 0 OR strpos(lower(c.sub_id COLLATE "C"), ${lowered}) > 0
-        OR strpos(lower(c.comment COLLATE "C"), ${lowered}) > 0)`);
+    if (dialect === 'pg') {
+      const lowered = needle.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+      parts.push(lowered.includes('\u0001')
+        ? sql`(strpos(lower(c.email COLLATE "C"), ${lowered}) > 0 OR strpos(lower(c.sub_id COLLATE "C"), ${lowered}) > 0
+          OR strpos(lower(c.comment COLLATE "C"), ${lowered}) > 0)`
+        : sql`c.search_text LIKE ${`%${escapeLike(lowered)}%`}`);
     } else {
       const pat = `%${escapeLike(needle)}%`;
       parts.push(sql`(c.email LIKE ${pat} ESCAPE '\\' OR c.sub_id LIKE ${pat} ESCAPE '\\' OR c.comment LIKE ${pat} ESCAPE '\\')`);
@@ -455,11 +455,11 @@ export function clientsRepo(c: Conn): ClientsRepo {
       const offset = (q.page - 1) * q.pageSize;
       if (!where) {
         // No filter: the first rows in sort order; the count is the table's.
-        const [cnt] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM clients`);
-        const rows = offset < n(cnt?.n)
+        const total = await repo.count();
+        const rows = offset < total
           ? await c.all<{ id: unknown }>(sql`SELECT c.id AS id FROM ${FROM} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`)
           : [];
-        return { items: await slimRows(rows.map((r) => n(r.id))), filtered: n(cnt?.n) };
+        return { items: await slimRows(rows.map((r) => n(r.id))), filtered: total };
       }
       // The page and the filtered count in one scan (a window count over the filtered rows).
       const pageQuery = sql`SELECT c.id AS id, COUNT(*) OVER () AS filtered
@@ -468,10 +468,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
       // counter lookup per candidate: 30,000 lookups took ~90 ms where one hash join over the counters takes ~40 ms.
       // Nested loops are switched off for this one statement (a small search pays ~8 ms for the counter scan).
       const idRows = c.dialect === 'pg'
-        ? await c.tx(async (tx) => {
-          await tx.all(sql`SELECT set_config('enable_nestloop', 'off', true)`);
-          return tx.all<{ id: unknown; filtered: unknown }>(pageQuery);
-        })
+        ? await withPlannerSettings(c, { enable_nestloop: 'off' }, (tx) => tx.all<{ id: unknown; filtered: unknown }>(pageQuery))
         : await c.all<{ id: unknown; filtered: unknown }>(pageQuery);
       let filtered: number;
       if (idRows.length) filtered = n(idRows[0]!.filtered);

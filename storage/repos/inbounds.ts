@@ -4,7 +4,7 @@ import type { AttachedJsonProjection, InboundsRepo } from '../../domain/ports/in
 import type { FallbackRule, InboundRecord, InboundWrite, Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
 import { chunk, insertClientsTx, parseReverse, sqlBool } from './clients.js';
-import { jsonRows, raw } from './raw.js';
+import { jsonRows, raw, withPlannerSettings } from './raw.js';
 import { isUniqueViolation } from './errors.js';
 
 const parse = (text: string): Json => {
@@ -263,10 +263,8 @@ async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonP
     halves = await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN));
   } else {
     const mid = Number(size.mid);
-    const half = (from: number, to: number) => c.tx(async (tx) => {
-      await raw(tx, `SELECT set_config('jit', 'off', true), set_config('enable_memoize', 'off', true)`);
-      return (await raw<Half>(tx, text, args(from, to)))[0]!;
-    });
+    const half = (from: number, to: number) => withPlannerSettings(c, { jit: 'off', enable_memoize: 'off' },
+      async (tx) => (await raw<Half>(tx, text, args(from, to)))[0]!);
     halves = await Promise.all([half(-ID_SPAN, mid), half(mid, ID_SPAN)]);
   }
   const join = (parts: (string | null)[]) => {

@@ -5,6 +5,18 @@
 // both dialects (they would catch a Drizzle internals change).
 import type { Conn } from '../conn.js';
 
+/**
+ * Runs `fn` in a short transaction whose PostgreSQL planner settings are `settings` (SET LOCAL through set_config,
+ * so they end with it and never leak to the pooled connection). For the few statements whose plan needs steering.
+ */
+export function withPlannerSettings<T>(c: Conn, settings: Record<string, string>, fn: (tx: Conn) => Promise<T>): Promise<T> {
+  const names = Object.keys(settings);
+  return c.tx(async (tx) => {
+    await raw(tx, `SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`, names.flatMap((k) => [k, settings[k]]));
+    return fn(tx);
+  });
+}
+
 export async function raw<T = Record<string, unknown>>(c: Conn, text: string, args: unknown[] = []): Promise<T[]> {
   const session = (c.db as unknown as { session: { client: any; tx?: any } }).session;
   if (c.dialect === 'sqlite') {

@@ -304,3 +304,21 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     }
   });
 });
+
+describe.each(testDatabases())('the paged list right after start on $name', (db) => {
+  it('finds its summary already classified at start (no full read in the first request)', async () => {
+    const t = await createTestApp(db);
+    try {
+      const full = t.store.clients.statusBatch.bind(t.store.clients);
+      let fullReads = 0;
+      t.store.clients.statusBatch = (p, from) => { fullReads++; return full(p, from); };
+      const s = await login(t);
+      const r = await call(t, 'GET', `${C}/list/paged`, undefined, s);
+      expect(r.json.success, r.json.msg).toBe(true);
+      expect(r.json.obj.summary.total).toBe(0);
+      expect(fullReads).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -40,6 +40,8 @@ export interface TestAppOptions {
   settingsOverrides?: Partial<Settings>;
   /** Extra service dependencies (e.g. `http`, `geoFiles` for the node and custom geo suites). */
   deps?: Partial<import('../../domain/services.js').ServiceDeps>;
+  /** Keep every event in `emitted` (default). The benchmark server turns it off: it would hold every payload. */
+  recordEvents?: boolean;
 }
 
 export async function createTestApp(db: TestDatabase, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -47,11 +49,13 @@ export async function createTestApp(db: TestDatabase, opts: TestAppOptions = {})
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const events = new EventBus();
   const emitted: TestApp['emitted'] = [];
-  const originalEmit = events.emit.bind(events);
-  events.emit = ((name: any, payload: any) => {
-    emitted.push({ name, payload });
-    originalEmit(name, payload);
-  }) as EventBus['emit'];
+  if (opts.recordEvents !== false) {
+    const originalEmit = events.emit.bind(events);
+    events.emit = ((name: any, payload: any) => {
+      emitted.push({ name, payload });
+      originalEmit(name, payload);
+    }) as EventBus['emit'];
+  }
   const readableFiles = new Set<string>();
   const restarts: number[] = [];
   const peer = { ip: '203.0.113.7' };
