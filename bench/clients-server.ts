@@ -24,7 +24,7 @@ import { jsonText } from '../host-agent/core/json-text.js';
 import type { CoreControl, CoreStatus } from '../domain/ports/core.js';
 import { createTestApp } from '../test/support/app.js';
 
-export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic'; ms?: number; emails?: string[] };
+export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic' | 'reload'; ms?: number; emails?: string[] };
 export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?: number } & Partial<NodeJS.MemoryUsage>;
 
 /**
@@ -90,10 +90,18 @@ process.on('message', async (m: ServerCommand) => {
   switch (m.cmd) {
     case 'now': reply({ now: clock.now() }); break;
     case 'advance': clock.advance(m.ms ?? 0); reply({ now: clock.now() }); break;
+    case 'reload':
+      // The benchmark seeds over its own connection (no events, like another process): the catalog of the paged
+      // list is read again as at a start with those clients, and the reply waits for it.
+      t.services.clients.reloadCatalog();
+      await t.services.clients.warmCatalog();
+      reply({ now: clock.now() });
+      break;
     case 'traffic': {
-      // Counters moved for these clients, written in this process at its clock as the traffic job would.
+      // Counters moved for these clients, stored in this process at its clock and announced, as the traffic job does.
       const clients = (m.emails ?? []).map((email) => ({ email, up: 1000, down: 2000 }));
       await store.traffic.applyDeltas({ clients, inbounds: [], outbounds: [] }, clock.now());
+      t.events.emit('traffic.tick', { at: clock.now(), clients, inbounds: [], outbounds: [], onlines: [] });
       reply({ now: clock.now() });
       break;
     }

@@ -89,7 +89,7 @@ export function createServices(deps: ServiceDeps) {
   geo.restartCore = async () => { if (core.status().state === 'running') await core.restart(); };
   const serverTools = new ServerToolsService({
     ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
-    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: () => auth.init(),
+    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); },
   });
   const push = new PushHub();
   push.attach(deps.events);
@@ -113,7 +113,7 @@ export function createServices(deps: ServiceDeps) {
     /** Runs once at start-up, after migrations. */
     async init(): Promise<void> {
       await auth.init();
-      void clients.warmSummary(); // the paged list's first request then finds its summary ready
+      void clients.warmCatalog(); // the paged list's first request then finds its catalog read
     },
   };
 }

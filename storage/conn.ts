@@ -106,8 +106,8 @@ export async function connect(url: string): Promise<Connection> {
   const dialect = dialectOf(url);
   const mutex = new Mutex();
   if (dialect === 'pg') {
-    // work_mem: the paged list and the summary hash-join clients with client_traffics; at 100,000 clients the hash
-    // takes ~9 MB and PostgreSQL's default 4 MB splits it into batches on disk (about 25% slower).
+    // work_mem: the full client list and the enforcement sweep hash-join clients with client_traffics; at 100,000
+    // clients the hash takes ~9 MB and PostgreSQL's default 4 MB splits it into batches on disk (about 25% slower).
     const client = postgres(url, { max: 10, onnotice: () => {}, idle_timeout: 30, connection: { work_mem: '32MB' } });
     const db = drizzlePg(client, { schema: pgSchema }) as unknown as Db;
     const base = makeConn('pg', db, pgSchema as unknown as Tables, false, mutex);

@@ -110,17 +110,6 @@ export interface PageQuery {
   group?: string;
 }
 
-/**
- * One client's place in the summary: its bucket (d depleted, x deactive, e expiring, a active; they partition the
- * clients) and whether it is online.
- */
-export interface StatusRow {
-  id: number;
-  email: string;
-  bucket: 'd' | 'x' | 'e' | 'a';
-  online: boolean;
-}
-
 /** Per-bucket email lists are capped (the counts are exact). */
 export const SUMMARY_EMAIL_CAP = 200;
 

@@ -14,7 +14,7 @@ import type {
 import { applyProtocolRules, groupNameProblem, identifierProblem, ONLINE_WINDOW_SECONDS, randomSubId } from './rules.js';
 import { addBody, BULK_MAX, clientInput, type ClientInput } from './input.js';
 import type { NewClient } from '../ports/clients-store.js';
-import { SummaryCache } from './summary.js';
+import { CatalogCache } from './catalog-cache.js';
 
 const DAY_MS = 86_400_000;
 const GB = 1024 ** 3;
@@ -34,18 +34,9 @@ const describeIssue = (err: { issues: { path: PropertyKey[]; message: string }[]
   return `${path || 'body'}: ${i.message}`;
 };
 
-/**
- * How long the paged list's summary is current (clock time). Client mutations are patched in at once; counters, the
- * online list and time-based expiry, which move without events, are caught up by the first request after this
- * (see summary.ts), so they are at most this stale.
- */
-export const SUMMARY_TTL_MS = 5000;
-
-/** Settings that move clients between status buckets. */
-const BUCKET_SETTINGS = ['expireDiff', 'trafficDiff'];
-
 export class ClientsService {
-  private summary: SummaryCache;
+  /** What the paged list searches, filters, sorts and summarises (kept in memory: catalog.ts, catalog-cache.ts). */
+  private catalog: CatalogCache;
 
   constructor(
     private store: Store,
@@ -53,25 +44,24 @@ export class ClientsService {
     private events: EventSink,
     private settings: SettingsService,
   ) {
-    this.summary = new SummaryCache({
-      statuses: (p, scope) => store.clients.statuses(p, scope),
-      statusBatch: (p, fromId) => store.clients.statusBatch(p, fromId),
-      changedSince: (fromMs, toMs, diffMs, limit) => store.clients.changedSince(fromMs, toMs, diffMs, limit),
-      count: () => store.clients.count(),
+    this.catalog = new CatalogCache({
+      catalogRows: (emails) => store.clients.catalogRows(emails),
+      catalogBatch: (fromId) => store.clients.catalogBatch(fromId),
       groupNames: () => store.groups.names(),
-    }, SUMMARY_TTL_MS);
+      protocols: async () => new Map((await store.inbounds.list()).map((ib) => [ib.id, ib.protocol])),
+    });
     const bus = events as Partial<Pick<EventBus, 'on'>>;
     if (typeof bus.on === 'function') {
-      bus.on('clients.changed', (e) => (e.emails === 'all' ? this.summary.everythingChanged() : this.summary.clientsChanged(e.emails)));
-      // The bucket thresholds: every client is classified again, starting now rather than in the next request.
-      // (Inbound changes move no client between buckets: deleting an inbound detaches its clients and keeps them.)
-      bus.on('settings.changed', (e) => {
-        if (!e.keys.some((k) => BUCKET_SETTINGS.includes(k))) return;
-        this.summary.everythingChanged();
-        void this.warmSummary();
-      });
-      bus.on('groups.changed', () => this.summary.groupsChanged());
+      bus.on('clients.changed', (e) => (e.emails === 'all' ? this.catalog.everythingChanged() : this.catalog.clientsChanged(e.emails)));
+      bus.on('traffic.tick', (t) => this.catalog.countersMoved(t.clients, t.at));
+      bus.on('inbounds.changed', (e) => this.catalog.inboundsChanged(e.ids, e.action));
+      bus.on('groups.changed', () => this.catalog.groupsChanged());
     }
+  }
+
+  /** Data replaced behind the catalog's back (a database import): read everything again. */
+  reloadCatalog(): void {
+    this.catalog.everythingChanged();
   }
 
   private changed(emails: string[] | 'all', action: string): void {
@@ -157,20 +147,17 @@ export class ClientsService {
     return { client: clientView(full), inboundIds: full.inboundIds };
   }
 
-  /** Starts classifying every client in the background (at start, after a threshold change), so the next page finds it done. */
-  async warmSummary(): Promise<void> {
-    try {
-      await this.summary.warm(await this.bucketParams());
-    } catch {
-      // the next page request tries again and reports the error
-    }
+  /** Starts reading the catalog in the background (at start), so the first page request finds it ready. */
+  async warmCatalog(): Promise<void> {
+    await this.catalog.warm(this.clock.now());
   }
 
-  /** One page, with the summary over all clients and the group names (kept between requests: see summary.ts). */
+  /** One page (from the catalog; the page's rows read fresh), with the summary over all clients and the group names. */
   async page(q: PageQuery): Promise<ClientPage> {
     const p = await this.bucketParams();
-    const [page, head] = await Promise.all([this.store.clients.page(q, p), this.summary.get(p)]);
-    return { items: page.items, total: head.summary.total, filtered: page.filtered, page: q.page, pageSize: q.pageSize, ...head };
+    const { ids, filtered, summary, groups } = await this.catalog.page(q, p);
+    const items = await this.store.clients.slim(ids);
+    return { items, total: summary.total, filtered, page: q.page, pageSize: q.pageSize, summary, groups };
   }
 
   /** Emails whose counters moved within the online window (client_traffics.lastOnline, kept by the traffic tick). */

@@ -1,7 +1,8 @@
 // Storage port for clients, their attachments, counters, source IPs and tombstones.
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery, StatusRow,
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite,
 } from '../clients/model.js';
+import type { CatalogRow } from '../clients/catalog.js';
 
 export type ReplaceResult = { outcome: 'ok'; traffic: ClientTrafficView } | { outcome: 'missing' | 'email-taken' };
 
@@ -15,9 +16,6 @@ export interface ClientLimits {
   expiryTime: number;
   totalGB: number;
 }
-
-/** Which clients statuses() reads: the given emails, or ids in [fromId, toId] (either bound may be left open). */
-export type StatusScope = { emails: string[] } | { fromId?: number; toId?: number };
 
 export interface ClientsRepo {
   byEmail(email: string): Promise<ClientRecord | null>;
@@ -36,22 +34,15 @@ export interface ClientsRepo {
   /** Adds attachments (existing ones ignored); returns how many were new. */
   attach(clientId: number, inboundIds: number[]): Promise<number>;
   detach(clientId: number, inboundIds: number[]): Promise<number>;
-  /** One page (search, filter, protocol, sort in SQL) and the number of rows the filters match. */
-  page(q: PageQuery, p: BucketParams): Promise<{ items: ClientSlim[]; filtered: number }>;
-  /** How many clients there are. */
-  count(): Promise<number>;
+  /** Slim rows of these client ids, in the order given (ids of clients gone are left out). */
+  slim(ids: number[]): Promise<ClientSlim[]>;
+  /** The paged list's catalog rows of these emails (an email without a row has no client). */
+  catalogRows(emails: string[]): Promise<CatalogRow[]>;
   /**
-   * The statuses of the clients from id `fromId` on, in as many ids as the database reads well at once; `next` is
-   * where the next batch starts, null after the last (see statuses()).
+   * Catalog rows of the clients from id `fromId` on, in id order, as many ids as the database reads well at once;
+   * `next` is where the next batch starts, null after the last.
    */
-  statusBatch(p: BucketParams, fromId: number): Promise<{ rows: StatusRow[]; next: number | null }>;
-  /**
-   * Emails whose status may have changed between `fromMs` and `toMs` with no client event: counters moved
-   * (lastOnline at or after `fromMs`), or expiry — or expiry minus `expireDiffMs` — inside the window. Null when
-   * there are more than `limit`.
-   */
-  changedSince(fromMs: number, toMs: number, expireDiffMs: number, limit: number): Promise<string[] | null>;
-  statuses(p: BucketParams, scope?: StatusScope): Promise<StatusRow[]>;
+  catalogBatch(fromId: number): Promise<{ rows: CatalogRow[]; next: number | null }>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;
   /** Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients touched. */

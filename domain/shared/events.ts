@@ -17,8 +17,9 @@ export interface DomainEvents {
   'core.state': { state: string; error?: string };
   /** A human-facing notice (core stop/restart, database import, panel restart…). */
   'notification': { title: string; body: string; severity: 'success' | 'info' | 'warning' | 'error' };
-  /** Emitted after each traffic tick with only the counters that moved. */
+  /** Emitted once a traffic tick's counters are stored (at `at`, unix ms), with only the counters that moved. */
   'traffic.tick': {
+    at: number;
     inbounds: { tag: string; up: number; down: number }[];
     outbounds: { tag: string; up: number; down: number }[];
     clients: { email: string; up: number; down: number }[];

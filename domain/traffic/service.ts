@@ -119,7 +119,6 @@ export class TrafficService {
     const { deltas, timings } = await this.account();
     const now = this.deps.clock.now();
     const settings = await this.deps.settings.effective();
-    this.deps.events.emit('traffic.tick', { ...deltas, onlines: this.book.movedSince(now - ONLINE_WINDOW_MS) });
 
     const ipLimitLines = await this.recordIps(settings.ipLimitEnable);
 
@@ -171,6 +170,8 @@ export class TrafficService {
     const t1 = performance.now();
     await this.deps.store.traffic.applyDeltas(deltas, now);
     commit();
+    // Every store of counters is announced (flush() too): the paged list's catalog adds them as they were stored.
+    this.deps.events.emit('traffic.tick', { at: now, ...deltas, onlines: this.book.movedSince(now - ONLINE_WINDOW_MS) });
     const timings = { poll: t1 - t0, write: performance.now() - t1, enforce: 0 };
     return { deltas, timings };
   }

@@ -1,14 +1,15 @@
 // Clients: one row per client, attachments in client_inbounds, counters in client_traffics (keyed by email).
-// Paging, search, filters, sorting and the status classification are SQL (one scan for every count); nothing loads all clients
-// into JavaScript except the explicit full list.
+// The paged list searches, filters and sorts the in-memory catalog (domain/clients/catalog.ts); this repository reads
+// the catalog's rows (by email, or in id batches) and the page's rows by id.
 import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { ClientsRepo, NewClient } from '../../domain/ports/clients-store.js';
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite, PageQuery, StatusRow,
+  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite,
 } from '../../domain/clients/model.js';
+import type { CatalogRow } from '../../domain/clients/catalog.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
-import { jsonRows, placeholders, raw, withPlannerSettings } from './raw.js';
+import { jsonRows, placeholders, raw } from './raw.js';
 
 export const chunk = <T>(items: T[], size: number): T[][] => {
   const out: T[][] = [];
@@ -19,8 +20,11 @@ export const chunk = <T>(items: T[], size: number): T[][] => {
 /** Rows per multi-row INSERT of clients (20 columns → 10,000 bind parameters, under both dialects' limits). */
 const CLIENT_CHUNK = 500;
 const KEY_CHUNK = 2000;
-/** Client ids per statusBatch() read on SQLite (~5 ms of a 100,000-client classification). */
-const STATUS_BATCH_IDS = 10_000;
+/**
+ * Client ids per catalogBatch() read. SQLite reads run on the event loop: small batches, so a request waits at most
+ * one batch (~3 ms). PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
+ */
+const CATALOG_BATCH_IDS = { sqlite: 2_000, pg: 10_000 } as const;
 
 const n = (v: unknown): number => Number(v ?? 0);
 const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
@@ -52,6 +56,16 @@ export const toRow = (w: ClientWrite) => ({ ...w, reverse: w.reverse && w.revers
 const CLIENT_COLS = ['email', 'sub_id', 'uuid', 'password', 'auth', 'flow', 'security', 'method', 'total_bytes', 'expiry_time',
   'enable', 'limit_ip', 'tg_id', 'comment', 'group_name', 'reverse', 'reset_days', 'created_at', 'updated_at'];
 
+/** A client's values in CLIENT_COLS order, for the raw statements. */
+const rowArgs = (w: ClientWrite): unknown[] => {
+  const r = toRow(w);
+  return [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime, r.enable,
+    r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt];
+};
+
+/** `col = ?, …` over CLIENT_COLS. */
+const SET_ALL = CLIENT_COLS.map((col) => `${col} = ?`).join(', ');
+
 /**
  * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
  * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
@@ -61,11 +75,7 @@ export async function insertClientsTx(tx: Conn, items: NewClient[]): Promise<{ c
   const created = new Map<string, number>();
   for (const part of chunk(items, CLIENT_CHUNK)) {
     const args: unknown[] = [];
-    for (const { row: w } of part) {
-      const r = toRow(w);
-      args.push(r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime, r.enable,
-        r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt);
-    }
+    for (const { row: w } of part) args.push(...rowArgs(w));
     const rows = await raw<{ id: unknown; email: string }>(tx,
       `INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(part.length, CLIENT_COLS.length)}
        ON CONFLICT (email) DO NOTHING RETURNING id, email`, args);
@@ -98,20 +108,15 @@ export async function insertClientsTx(tx: Conn, items: NewClient[]): Promise<{ c
 const USED = sql.raw('(COALESCE(ct.up, 0) + COALESCE(ct.down, 0))');
 const FROM = sql.raw('clients c LEFT JOIN client_traffics ct ON ct.email = c.email');
 
-function predicates(p: BucketParams) {
+/** delDepleted's predicate (mirrors deletableWhenDepleted in domain/clients/rules.ts; the handler suite pins both). */
+function deletable(p: BucketParams): SQL {
   const depleted = sql`((NOT c.enable AND NOT COALESCE(ct.enable, TRUE)) OR (c.total_bytes > 0 AND ${USED} >= c.total_bytes) OR (c.expiry_time > 0 AND c.expiry_time <= ${p.now}))`;
-  const near = sql`((c.expiry_time > 0 AND c.expiry_time - ${p.now} < ${p.expireDiffMs}) OR (c.total_bytes > 0 AND c.total_bytes - ${USED} < ${p.trafficDiffBytes}))`;
-  const online = sql`(c.enable AND COALESCE(ct.last_online, 0) >= ${p.onlineSince})`;
-  return {
-    depleted,
-    deactive: sql`(NOT c.enable AND NOT ${depleted})`,
-    active: sql`(c.enable AND NOT ${depleted})`,
-    expiring: sql`(c.enable AND NOT ${depleted} AND ${near})`,
-    near,
-    online,
-    deletable: sql`((c.expiry_time > 0 AND c.expiry_time <= ${p.now}) OR (c.reset_days = 0 AND ${depleted}))`,
-  };
+  return sql`((c.expiry_time > 0 AND c.expiry_time <= ${p.now}) OR (c.reset_days = 0 AND ${depleted}))`;
 }
+
+/** The catalog's columns (CatalogRow order, attachments apart). */
+const CATALOG_COLS = ['c.id', 'c.email', 'c.sub_id', 'c.comment', 'c.group_name', 'c.enable', 'c.total_bytes', 'c.expiry_time',
+  'COALESCE(ct.up, 0) + COALESCE(ct.down, 0)', 'COALESCE(ct.enable, TRUE)', 'COALESCE(ct.last_online, 0)'];
 
 /** A column of many rows as one JSON array (see raw.ts jsonRows for why). */
 export async function jsonColumn<T = string>(c: Conn, expr: SQL, from: SQL, where: SQL, orderBy: SQL): Promise<T[]> {
@@ -122,53 +127,15 @@ export async function jsonColumn<T = string>(c: Conn, expr: SQL, from: SQL, wher
   return row?.j ? (JSON.parse(row.j) as T[]) : [];
 }
 
-const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (m) => `\\${m}`);
-
-function whereOf(q: PageQuery, p: BucketParams, dialect: Conn['dialect']): SQL | null {
-  const parts: SQL[] = [];
-  const needle = q.search.trim();
-  if (needle) {
-    // Case-insensitive (ASCII) substring of email, subId or comment. SQLite's LIKE already ignores ASCII case (3x
-    // faster than lower() LIKE). PostgreSQL: LIKE over the stored lower-cased search_text (migration 0002: the three
-    // fields joined by chr(1)); a needle holding chr(1) could match across fields there, so it takes strpos per field.
-    if (dialect === 'pg') {
-      const lowered = needle.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
-      parts.push(lowered.includes('\u0001')
-        ? sql`(strpos(lower(c.email COLLATE "C"), ${lowered}) > 0 OR strpos(lower(c.sub_id COLLATE "C"), ${lowered}) > 0
-          OR strpos(lower(c.comment COLLATE "C"), ${lowered}) > 0)`
-        : sql`c.search_text LIKE ${`%${escapeLike(lowered)}%`}`);
-    } else {
-      const pat = `%${escapeLike(needle)}%`;
-      parts.push(sql`(c.email LIKE ${pat} ESCAPE '\\' OR c.sub_id LIKE ${pat} ESCAPE '\\' OR c.comment LIKE ${pat} ESCAPE '\\')`);
-    }
+/** [client_id, inbound_id] pairs as client id → inbound ids (in the pairs' order). */
+function byClient(links: unknown[][]): Map<number, number[]> {
+  const att = new Map<number, number[]>();
+  for (const [cid, iid] of links) {
+    let list = att.get(n(cid));
+    if (!list) att.set(n(cid), (list = []));
+    list.push(n(iid));
   }
-  if (q.protocol) {
-    parts.push(sql`c.id IN (SELECT ci.client_id FROM client_inbounds ci JOIN inbounds ib ON ib.id = ci.inbound_id WHERE ib.protocol = ${q.protocol})`);
-  }
-  if (q.filter) {
-    const pr = predicates(p);
-    parts.push(pr[q.filter]);
-  }
-  if (q.group !== undefined) parts.push(sql`c.group_name = ${q.group}`);
-  if (parts.length === 0) return null;
-  return sql.join(parts, sql` AND `);
-}
-
-const NEVER = sql.raw('9007199254740991');
-
-function orderOf(q: PageQuery): SQL {
-  const dir = sql.raw(q.order === 'descend' ? 'DESC' : 'ASC');
-  let expr: SQL;
-  switch (q.sort) {
-    case 'enable': expr = sql`(CASE WHEN c.enable THEN 1 ELSE 0 END)`; break;
-    case 'email': expr = sql`lower(c.email)`; break;
-    case 'inboundIds': expr = sql`(SELECT COUNT(*) FROM client_inbounds ci WHERE ci.client_id = c.id)`; break;
-    case 'traffic': expr = USED; break;
-    case 'remaining': expr = sql`(CASE WHEN c.total_bytes > 0 THEN c.total_bytes - ${USED} ELSE ${NEVER} END)`; break;
-    case 'expiryTime': expr = sql`(CASE WHEN c.expiry_time > 0 THEN c.expiry_time ELSE ${NEVER} END)`; break;
-    default: return sql`c.id ASC`;
-  }
-  return sql`${expr} ${dir}, c.id ASC`;
+  return att;
 }
 
 export function clientsRepo(c: Conn): ClientsRepo {
@@ -218,6 +185,19 @@ export function clientsRepo(c: Conn): ClientsRepo {
     }));
   }
 
+  /** Catalog rows of the clients `where` selects (over `c`), with their attachments. */
+  async function catalogRead(where: string, args: unknown[]): Promise<CatalogRow[]> {
+    const rows = await jsonRows(c, CATALOG_COLS, `clients c LEFT JOIN client_traffics ct ON ct.email = c.email WHERE ${where}`, 'c.id', args);
+    if (rows.length === 0) return [];
+    const links = await jsonRows(c, ['ci.client_id', 'ci.inbound_id'], `client_inbounds ci JOIN clients c ON c.id = ci.client_id WHERE ${where}`,
+      'ci.client_id, ci.inbound_id', args);
+    const att = byClient(links);
+    return rows.map((r) => ({
+      id: n(r[0]), email: r[1] as string, subId: r[2] as string, comment: r[3] as string, group: r[4] as string, enable: b(r[5]),
+      totalGB: n(r[6]), expiryTime: n(r[7]), used: n(r[8]), trafficEnable: b(r[9]), lastOnline: n(r[10]), inboundIds: att.get(n(r[0])) ?? [],
+    }));
+  }
+
   const repo: ClientsRepo = {
     async byEmail(email) {
       const [row] = await c.db.select().from(clients).where(eq(clients.email, email));
@@ -245,12 +225,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
         'c.updated_at', 'ct.up', 'ct.down', 'ct.enable', 'ct.last_online',
       ], 'clients c LEFT JOIN client_traffics ct ON ct.email = c.email', 'c.id');
       const links = await jsonRows(c, ['client_id', 'inbound_id'], 'client_inbounds', 'client_id, inbound_id');
-      const att = new Map<number, number[]>();
-      for (const [cid, iid] of links) {
-        let list = att.get(Number(cid));
-        if (!list) att.set(Number(cid), (list = []));
-        list.push(Number(iid));
-      }
+      const att = byClient(links);
       return rows.map((r) => ({
         id: n(r[0]), email: r[1] as string, subId: r[2] as string, uuid: r[3] as string, password: r[4] as string, auth: r[5] as string,
         flow: r[6] as string, security: r[7] as string, method: r[8] as string, totalGB: n(r[9]), expiryTime: n(r[10]), enable: b(r[11]),
@@ -271,7 +246,6 @@ export function clientsRepo(c: Conn): ClientsRepo {
       if (c.dialect === 'pg') {
         // PostgreSQL: ONE statement (data-modifying CTEs commit together; the foreign keys are checked at its end),
         // no BEGIN/COMMIT round trips. No row back means the email is taken.
-        const r = toRow(row);
         const ids = [...new Set(inboundIds)];
         const links = ids.length
           ? `ci AS (INSERT INTO client_inbounds (client_id, inbound_id) SELECT i.id, v.x FROM i, (VALUES ${ids.map(() => '(?::integer)').join(',')}) v(x)
@@ -282,8 +256,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
           ${links}
           ct AS (INSERT INTO client_traffics (email) SELECT email FROM i ON CONFLICT (email) DO UPDATE SET enable = TRUE),
           ts AS (DELETE FROM client_tombstones WHERE email IN (SELECT email FROM i))
-          SELECT id FROM i`, [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime,
-          r.enable, r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt, ...ids]);
+          SELECT id FROM i`, [...rowArgs(row), ...ids]);
         return created ? { ...row, id: n(created.id) } : null;
       }
       const res = await c.tx((tx) => insertClientsTx(tx, [{ row, inboundIds }]));
@@ -302,13 +275,10 @@ export function clientsRepo(c: Conn): ClientsRepo {
       if (c.dialect === 'pg' && row.email === oldEmail) {
         // Same email on PostgreSQL: ONE statement (the row update and the counter upsert as a data-modifying CTE),
         // atomic without BEGIN/COMMIT round trips. No row from the CTE means the client is gone.
-        const r = toRow(row);
-        const [t] = await raw<Record<string, unknown>>(c, `WITH u AS (UPDATE clients SET ${CLIENT_COLS.map((col) => `${col} = ?`).join(', ')}
-            WHERE id = ? RETURNING email)
+        const [t] = await raw<Record<string, unknown>>(c, `WITH u AS (UPDATE clients SET ${SET_ALL} WHERE id = ? RETURNING email)
           INSERT INTO client_traffics (email) SELECT email FROM u
           ON CONFLICT (email) DO UPDATE SET enable = CASE WHEN ? THEN TRUE ELSE client_traffics.enable END
-          RETURNING up, down, enable, last_online`, [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method,
-          r.totalGB, r.expiryTime, r.enable, r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt, id, row.enable]);
+          RETURNING up, down, enable, last_online`, [...rowArgs(row), id, row.enable]);
         if (!t) return { outcome: 'missing' as const };
         return { outcome: 'ok' as const, traffic: { up: n(t.up), down: n(t.down), enable: b(t.enable), lastOnline: n(t.last_online) } };
       }
@@ -319,7 +289,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
             const [other] = await db.select({ id: clients.id }).from(clients).where(and(eq(clients.email, row.email), ne(clients.id, id)));
             if (other) return { outcome: 'email-taken' as const };
           }
-          const res = await db.update(clients).set(toRow(row)).where(eq(clients.id, id)).returning({ id: clients.id });
+          const res = await raw(tx, `UPDATE clients SET ${SET_ALL} WHERE id = ? RETURNING id`, [...rowArgs(row), id]);
           if (res.length === 0) return { outcome: 'missing' as const };
           if (row.email !== oldEmail) {
             // Counters and IPs follow the client; a stale kept row of the new email (deleted client) gives way.
@@ -393,95 +363,27 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return res.length;
     },
 
-    async count() {
-      const [r] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM clients`);
-      return n(r?.n);
+    async slim(ids) {
+      return slimRows(ids);
     },
 
-    async changedSince(fromMs, toMs, expireDiffMs, limit) {
-      // Counters: a scan of the narrow counters table (lastOnline has no index: indexing it would make every traffic
-      // tick's update non-HOT). Expiry: two ranges of the expiry index.
-      const rows = await c.all<{ email: string }>(sql`SELECT email FROM client_traffics WHERE last_online >= ${Math.floor(fromMs / 1000)}
-        UNION SELECT email FROM clients WHERE (expiry_time >= ${fromMs} AND expiry_time <= ${toMs})
-          OR (expiry_time >= ${fromMs + expireDiffMs} AND expiry_time <= ${toMs + expireDiffMs})
-        LIMIT ${limit + 1}`);
-      return rows.length > limit ? null : rows.map((r) => r.email);
-    },
-
-    async statusBatch(p, fromId) {
-      // SQLite reads block the event loop: 10,000 ids at a time, so other requests run between batches. PostgreSQL
-      // runs in its own process: one read (a batch there would scan all counters for its hash join again).
-      if (c.dialect === 'pg') return { rows: await repo.statuses(p, { fromId }), next: null };
-      const [m] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
-      const toId = fromId + STATUS_BATCH_IDS - 1;
-      const rows = await repo.statuses(p, toId < n(m?.m) ? { fromId, toId } : { fromId });
-      return { rows, next: toId < n(m?.m) ? toId + 1 : null };
-    },
-
-    async statuses(p, scope = {}) {
-      // ONE scan that classifies each client once; only the rows the summary lists (not active, or online) leave the
-      // database, as one JSON array of [id, email, bucket, online] (a bucket of 'a' is active).
-      if ('emails' in scope && scope.emails.length === 0) return [];
-      const pr = predicates(p);
-      // The CASE order makes the buckets a partition, exactly as the filters define them.
-      const bucket = sql`CASE WHEN ${pr.depleted} THEN 'd' WHEN NOT c.enable THEN 'x' WHEN ${pr.near} THEN 'e' ELSE 'a' END`;
-      const online = pr.online;
-      const out: StatusRow[] = [];
-      const wheres: SQL[] = [];
-      if ('emails' in scope) {
-        for (const part of chunk([...new Set(scope.emails)], KEY_CHUNK)) wheres.push(sql`WHERE c.email IN (${sql.join(part.map((e) => sql`${e}`), sql`, `)})`);
-      } else {
-        const range: SQL[] = [];
-        if (scope.fromId !== undefined) range.push(sql`c.id >= ${scope.fromId}`);
-        if (scope.toId !== undefined) range.push(sql`c.id <= ${scope.toId}`);
-        wheres.push(range.length ? sql`WHERE ${sql.join(range, sql` AND `)}` : sql``);
-      }
-      for (const where of wheres) {
-        const q = c.dialect === 'sqlite'
-          ? sql`SELECT json_group_array(json_array(s.id, s.email, s.b, s.o)) AS j
-              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${where}) s WHERE s.b <> 'a' OR s.o`
-          : sql`SELECT COALESCE(json_agg(json_build_array(s.id, s.email, s.b, s.o)), '[]'::json)::text AS j
-              FROM (SELECT c.id AS id, c.email AS email, ${bucket} AS b, ${online} AS o FROM ${FROM} ${where}) s WHERE s.b <> 'a' OR s.o`;
-        const [row] = await c.all<{ j: string }>(q);
-        for (const [id, email, b2, o] of (row?.j ? JSON.parse(row.j) : []) as [unknown, string, StatusRow['bucket'], unknown][]) {
-          out.push({ id: n(id), email, bucket: b2, online: b(o) });
-        }
+    async catalogRows(emails) {
+      const out: CatalogRow[] = [];
+      for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
+        out.push(...(await catalogRead(`c.email IN (${part.map(() => '?').join(',')})`, part)));
       }
       return out;
     },
 
-    async page(q, p) {
-      const where = whereOf(q, p, c.dialect);
-      const offset = (q.page - 1) * q.pageSize;
-      if (!where) {
-        // No filter: the first rows in sort order; the count is the table's.
-        const total = await repo.count();
-        const rows = offset < total
-          ? await c.all<{ id: unknown }>(sql`SELECT c.id AS id FROM ${FROM} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`)
-          : [];
-        return { items: await slimRows(rows.map((r) => n(r.id))), filtered: total };
-      }
-      // The page and the filtered count in one scan (a window count over the filtered rows).
-      const pageQuery = sql`SELECT c.id AS id, COUNT(*) OVER () AS filtered
-        FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``} ORDER BY ${orderOf(q)} LIMIT ${q.pageSize} OFFSET ${offset}`;
-      // PostgreSQL cannot estimate how many clients pass the bucket filters and tends to pick a nested loop of one
-      // counter lookup per candidate: 30,000 lookups took ~90 ms where one hash join over the counters takes ~40 ms.
-      // Nested loops are switched off for this one statement (a small search pays ~8 ms for the counter scan).
-      const idRows = c.dialect === 'pg'
-        ? await withPlannerSettings(c, { enable_nestloop: 'off' }, (tx) => tx.all<{ id: unknown; filtered: unknown }>(pageQuery))
-        : await c.all<{ id: unknown; filtered: unknown }>(pageQuery);
-      let filtered: number;
-      if (idRows.length) filtered = n(idRows[0]!.filtered);
-      else if (offset === 0) filtered = 0; // nothing matched at all: no second scan to count nothing
-      else {
-        const [cnt] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM ${FROM} ${where ? sql`WHERE ${where}` : sql``}`);
-        filtered = n(cnt?.n);
-      }
-      return { items: await slimRows(idRows.map((r) => n(r.id))), filtered };
+    async catalogBatch(fromId) {
+      const [m] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
+      const toId = fromId + CATALOG_BATCH_IDS[c.dialect] - 1;
+      const rows = await catalogRead('c.id >= ? AND c.id <= ?', [fromId, toId]);
+      return { rows, next: toId < n(m?.m) ? toId + 1 : null };
     },
 
     async deletableDepleted(p) {
-      return jsonColumn(c, sql`c.email`, FROM, predicates(p).deletable, sql`c.id`);
+      return jsonColumn(c, sql`c.email`, FROM, deletable(p), sql`c.id`);
     },
 
     async resetTraffic(emails) {

@@ -112,6 +112,7 @@ describe('push hub', () => {
   it('sends traffic and client_stats with only the counters that moved', () => {
     const [a] = connect();
     events.emit('traffic.tick', {
+      at: 0,
       inbounds: [{ tag: 'in-1', up: 10, down: 20 }, { tag: 'in-2', up: 0, down: 0 }],
       outbounds: [{ tag: 'direct', up: 0, down: 0 }],
       clients: [{ email: 'alice', up: 1, down: 2 }, { email: 'bob', up: 0, down: 0 }],
@@ -122,10 +123,10 @@ describe('push hub', () => {
       { type: 'client_stats', data: { clients: [{ email: 'alice', up: 1, down: 2 }] } },
     ]);
     // Nothing moved and the same clients online: nothing to say.
-    events.emit('traffic.tick', { inbounds: [{ tag: 'in-1', up: 0, down: 0 }], outbounds: [], clients: [], onlines: ['alice'] });
+    events.emit('traffic.tick', { at: 0, inbounds: [{ tag: 'in-1', up: 0, down: 0 }], outbounds: [], clients: [], onlines: ['alice'] });
     expect(a!.sent).toHaveLength(2);
     // Nothing moved but alice went offline: traffic carries the new online list.
-    events.emit('traffic.tick', { inbounds: [], outbounds: [], clients: [], onlines: [] });
+    events.emit('traffic.tick', { at: 0, inbounds: [], outbounds: [], clients: [], onlines: [] });
     expect(a!.messages()[2]).toEqual({ type: 'traffic', data: { inbounds: [], outbounds: [], onlines: [] } });
   });
 

@@ -397,6 +397,27 @@ describe.each(testDatabases())('server tools on $name', (db) => {
       expect(notifications().at(-1)).toMatchObject({ title: 'Database imported', severity: 'success' });
     });
 
+    it('importDB: the paged client list shows the imported clients at once (its catalog is read again)', async () => {
+      const emailsOf = async (session: Session, search: string) =>
+        (await call(t, 'GET', `/panel/api/clients/list/paged?search=${search}`, undefined, session)).json.obj.items.map((i: any) => i.email);
+      const addClient = async (app: TestApp, session: Session, port: number, email: string) => {
+        const ib = (await call(app, 'POST', '/panel/api/inbounds/add', { port, protocol: 'vless', streamSettings: { network: 'ws' } }, session)).json.obj.id;
+        expect((await call(app, 'POST', '/panel/api/clients/add', { client: { email }, inboundIds: [ib] }, session)).json.success).toBe(true);
+      };
+      await addClient(t, s, 42001, 'mine@x');
+      expect(await emailsOf(s, 'mine')).toEqual(['mine@x']);
+      const other = await createTestApp(db);
+      await addClient(other, await login(other), 42002, 'imported@x');
+      const upload = await other.store.backup.snapshot();
+      await other.close();
+      const form = new FormData();
+      form.set('db', new File([upload as Uint8Array<ArrayBuffer>], 'backup.db'));
+      expect((await call(t, 'POST', `${S}/importDB`, form, s)).json.success).toBe(true);
+      const fresh = await login(t);
+      expect(await emailsOf(fresh, 'imported')).toEqual(['imported@x']);
+      expect(await emailsOf(fresh, 'mine')).toEqual([]);
+    });
+
     it('importDB refuses what is not a database of this panel and changes nothing', async () => {
       await t.services.settings.update({ subTitle: 'untouched' });
       const send = (data: Uint8Array | string) => {

@@ -228,7 +228,7 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     const { eq } = await import('drizzle-orm');
     expect(await info()).toBe('upload=0; download=0; total=0; expire=0');
     await seed.conn.write((db) => db.update(clientTraffics).set({ up: 5, down: 6 }).where(eq(clientTraffics.email, 'bob<script>')));
-    t.events.emit('traffic.tick', { inbounds: [], outbounds: [], clients: [{ email: 'bob<script>', up: 5, down: 6 }], onlines: [] });
+    t.events.emit('traffic.tick', { at: t.clock.now(), inbounds: [], outbounds: [], clients: [{ email: 'bob<script>', up: 5, down: 6 }], onlines: [] });
     expect(await info()).toBe('upload=5; download=6; total=0; expire=0');
     await seed.conn.write((db) => db.update(clients).set({ totalGB: 999 }).where(eq(clients.email, 'bob<script>')));
     t.events.emit('clients.changed', { emails: ['bob<script>'], action: 'update' });

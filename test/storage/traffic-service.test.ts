@@ -1,7 +1,7 @@
 // The traffic use case end to end over a real store (libsql and PostgreSQL) and the fake core: deltas by
 // email/tag, events, online, enforcement (quota, expiry, delayed start, auto-renew), one core restart,
 // full sweeps after client changes, flush, and client IPs with the IP-limit log.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { testDatabases } from '../support/databases.js';
 import { call, createTestApp, login, type Session, type TestApp } from '../support/app.js';
 import { TrafficService } from '../../domain/traffic/service.js';
@@ -84,7 +84,7 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     t.emitted.length = 0;
     await tick();
     expect(await traffic('acc@x')).toMatchObject({ up: 1000, down: 5000 });
-    expect(events('traffic.tick')).toEqual([{ clients: [], inbounds: [], outbounds: [], onlines: ['acc@x'] }]);
+    expect(events('traffic.tick')).toEqual([{ at: t.clock.now(), clients: [], inbounds: [], outbounds: [], onlines: ['acc@x'] }]);
     // 20 s without movement: offline.
     t.clock.advance(20_000);
     await tick();
@@ -123,7 +123,8 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     expect(events('clients.changed')).toContainEqual({ emails: ['quota@x'], action: 'depleted' });
     const c = await client('quota@x');
     expect([c.enable, c.traffic.enable]).toEqual([false, false]);
-    expect(t.core.ops('removeUser').some(([, email]) => email === 'quota@x')).toBe(true);
+    // the core sync reacts to the event on its own schedule
+    await vi.waitFor(() => expect(t.core.ops('removeUser').some(([, email]) => email === 'quota@x')).toBe(true), { timeout: 5000 });
     expect((await post(`${C}/resetTraffic/quota%40x`)).json.success).toBe(true);
     const back = await client('quota@x');
     expect([back.enable, back.traffic.enable, back.traffic.up]).toEqual([true, true, 0]);
@@ -210,6 +211,18 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     expect(d.clients).toEqual([{ email: 'flush@x', up: 7, down: 8 }]);
     expect(await traffic('flush@x')).toMatchObject({ up: 7, down: 8 });
     expect((await client('flush@x')).enable).toBe(true);
+  });
+
+  it('flush announces what it stored, so the paged list counts it at once', async () => {
+    await add({ email: 'flush2@x', totalGB: 90 });
+    expect((await get(`${C}/list/paged?filter=depleted&search=flush2`)).json.obj.items).toEqual([]);
+    t.emitted.length = 0;
+    counters({ 'flush2@x': [60, 30] });
+    await t.services.traffic.flush();
+    expect(events('traffic.tick')).toEqual([expect.objectContaining({ at: t.clock.now(), clients: [{ email: 'flush2@x', up: 60, down: 30 }] })]);
+    // quota exactly used by the flushed counters (flush does not enforce: the client is still enabled)
+    const o = (await get(`${C}/list/paged?filter=depleted&search=flush2`)).json.obj;
+    expect(o.items.map((i: any) => [i.email, i.enable])).toEqual([['flush2@x', true]]);
   });
 
   it('records client IPs from the access log and writes one IP-limit line per excess IP', async () => {
