@@ -62,4 +62,21 @@ describe.each(testDatabases())('inbounds/get/:id with %s clients on $name'.repla
     expect(r.json.obj.clientStats[0]).toMatchObject({ email: 'big-00000@x', up: 7, down: 9 });
     expect(r.json.obj.settings.clients[0]).toMatchObject({ flow: 'xtls-rprx-vision', reverse: { tag: 'rev-0' }, comment: 'say "hi" \\ \u0001 tab\t ünï 😀 #0' });
   }, 60_000);
+
+  it('lists clients in client id order, not in the order they were attached', async () => {
+    const r = await call(t, 'POST', `${B}/add`, { port: 31004, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } }, s);
+    expect(r.json.success, r.json.msg).toBe(true);
+    const late = r.json.obj.id;
+    // newest client first: the link rows are written in the reverse of client id order
+    const picked = [COUNT - 1, COUNT / 2 + 1, COUNT / 2, 7, 0].map((i) => `big-${String(i).padStart(5, '0')}@x`);
+    for (const email of picked) {
+      const a = await call(t, 'POST', `${C}/${encodeURIComponent(email)}/attach`, { inboundIds: [late] }, s);
+      expect(a.json.success, a.json.msg).toBe(true);
+    }
+    const text = await t.services.inbounds.getJson(late);
+    expect(text === JSON.stringify(await t.services.inbounds.get(late))).toBe(true);
+    const obj = JSON.parse(text);
+    expect(obj.settings.clients.map((x: { email: string }) => x.email)).toEqual([...picked].reverse());
+    expect(obj.clientStats.map((x: { email: string }) => x.email)).toEqual([...picked].reverse());
+  });
 });
