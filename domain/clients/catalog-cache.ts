@@ -50,6 +50,27 @@ interface Entry {
   tick?: { second: number; emails: string[] };
 }
 
+/** A value read on first use and kept until dropped; a read that a drop overtook is returned but not kept. */
+class Kept<T> {
+  private value: T | null = null;
+  private version = 0;
+
+  constructor(private read: () => Promise<T>) {}
+
+  drop(): void {
+    this.value = null;
+    this.version++;
+  }
+
+  async get(): Promise<T> {
+    if (this.value) return this.value;
+    const version = this.version;
+    const value = await this.read();
+    if (version === this.version) this.value = value;
+    return value;
+  }
+}
+
 export interface CatalogPage {
   ids: number[];
   filtered: number;
@@ -73,12 +94,13 @@ export class CatalogCache {
   private lastTickSecond = -1;
   private journalEnd = 0;
   private reads = new Set<Read>();
-  private groups: string[] | null = null;
-  private groupsVersion = 0;
-  private protocols: Map<number, string> | null = null;
-  private protocolsVersion = 0;
+  private groups: Kept<string[]>;
+  private protocols: Kept<Map<number, string>>;
 
-  constructor(private source: CatalogSource) {}
+  constructor(private source: CatalogSource) {
+    this.groups = new Kept(() => source.groupNames());
+    this.protocols = new Kept(() => source.protocols());
+  }
 
   clientsChanged(emails: readonly string[]): void {
     if (this.marked.size + emails.length > PATCH_MAX) return this.everythingChanged();
@@ -94,14 +116,12 @@ export class CatalogCache {
   }
 
   groupsChanged(): void {
-    this.groups = null;
-    this.groupsVersion++;
+    this.groups.drop();
   }
 
   /** Inbound changes: protocols are read again; a deletion detaches its clients. */
   inboundsChanged(ids: number[] | 'all', action: string): void {
-    this.protocols = null;
-    this.protocolsVersion++;
+    this.protocols.drop();
     if (action !== 'del') return;
     if (ids === 'all') return this.everythingChanged();
     this.record((cat) => { for (const id of ids) cat.dropInbound(id); });
@@ -122,7 +142,7 @@ export class CatalogCache {
   }
 
   async page(q: PageQuery, p: BucketParams): Promise<CatalogPage> {
-    const [groups, protocols] = await Promise.all([this.groupList(), q.protocol ? this.protocolMap() : null]);
+    const [groups, protocols] = await Promise.all([this.groups.get(), q.protocol ? this.protocols.get() : null]);
     const cat = await this.current(p.now);
     // Synchronous from here: the page and the summary see the same catalog.
     const { ids, filtered } = cat.page(q, p, (id) => protocols?.get(id));
@@ -235,21 +255,5 @@ export class CatalogCache {
     this.reads.delete(read);
     const oldest = Math.min(...[...this.reads].map((r) => r.from));
     this.journal = this.journal.filter((j) => j.at >= oldest);
-  }
-
-  private async groupList(): Promise<string[]> {
-    if (this.groups) return this.groups;
-    const version = this.groupsVersion;
-    const groups = await this.source.groupNames();
-    if (version === this.groupsVersion) this.groups = groups;
-    return groups;
-  }
-
-  private async protocolMap(): Promise<Map<number, string>> {
-    if (this.protocols) return this.protocols;
-    const version = this.protocolsVersion;
-    const map = await this.source.protocols();
-    if (version === this.protocolsVersion) this.protocols = map;
-    return map;
   }
 }

@@ -44,7 +44,7 @@ const DEAD = 4;
 const SELECT_MAX = 2000;
 
 /** Lower-cases ASCII letters only: the case-insensitivity of SQLite's LIKE and of the search the API has always had. */
-export const asciiLower = (s: string): string => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (ch) => ch.toLowerCase()) : s);
+const asciiLower = (s: string): string => (/[A-Z]/.test(s) ? s.replace(/[A-Z]/g, (ch) => ch.toLowerCase()) : s);
 
 /** Values stored once and referred to by number (group names, attachment lists: few distinct values, many clients). */
 class Interned<T> {
