@@ -104,6 +104,7 @@ export class CatalogCache {
 
   clientsChanged(emails: readonly string[]): void {
     if (this.marked.size + emails.length > PATCH_MAX) return this.everythingChanged();
+    this.groups.drop(); // the group names include the labels clients carry: a change can add or retire one
     for (const e of emails) {
       this.marked.add(e);
       this.touched?.add(e);
@@ -111,6 +112,7 @@ export class CatalogCache {
   }
 
   everythingChanged(): void {
+    this.groups.drop();
     this.gen++;
     this.marked.clear();
   }

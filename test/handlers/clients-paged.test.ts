@@ -284,6 +284,15 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect((await post(`${C}/del/tro@x`)).json.success).toBe(true);
   });
 
+  it('groups follow client changes: a new label shows at once, a label no client carries any more goes', async () => {
+    expect((await post(`${C}/add`, { client: { email: 'grp@x', group: 'Fresh' }, inboundIds: [A] })).json.success).toBe(true);
+    expect((await paged('')).groups).toEqual(['empty-g', 'Fresh', 'G1']);
+    expect((await post(`${C}/update/grp@x`, { email: 'grp@x', group: 'Fresh2' })).json.success).toBe(true);
+    expect((await paged('')).groups).toEqual(['empty-g', 'Fresh2', 'G1']);
+    expect((await post(`${C}/del/grp@x`)).json.success).toBe(true);
+    expect((await paged('')).groups).toEqual(['empty-g', 'G1']);
+  });
+
   it('a write that sends no event (another process) shows after the background backstop read', async () => {
     const before = (await paged('')).summary;
     await t.store.clients.insert({
