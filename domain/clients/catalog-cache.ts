@@ -8,7 +8,7 @@
 // Reads take time; what changes in memory meanwhile is journaled and replayed on what they read, and clients changed
 // during a full read are read again after it.
 import { ClientCatalog, type CatalogRow, type CounterMove } from './catalog.js';
-import type { BucketParams, ClientsSummary, PageQuery } from './model.js';
+import { compareGroupNames, type BucketParams, type ClientsSummary, type PageQuery } from './model.js';
 
 /** Lets pending I/O (other requests) run: setImmediate where the runtime has it (setTimeout waits ≥ 1 ms). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => {
@@ -28,7 +28,8 @@ export interface CatalogSource {
   catalogRows(emails: string[]): Promise<CatalogRow[]>;
   /** Rows from id `fromId` on, in id order, as many as the database reads well at once; `next` null after the last. */
   catalogBatch(fromId: number): Promise<{ rows: CatalogRow[]; next: number | null }>;
-  groupNames(): Promise<string[]>;
+  /** The stored group names (the labels clients carry come from the catalog). */
+  storedGroupNames(): Promise<string[]>;
   /** Inbound id → protocol. */
   protocols(): Promise<Map<number, string>>;
 }
@@ -94,17 +95,17 @@ export class CatalogCache {
   private lastTickSecond = -1;
   private journalEnd = 0;
   private reads = new Set<Read>();
-  private groups: Kept<string[]>;
+  private storedGroups: Kept<string[]>;
   private protocols: Kept<Map<number, string>>;
 
   constructor(private source: CatalogSource) {
-    this.groups = new Kept(() => source.groupNames());
+    this.storedGroups = new Kept(() => source.storedGroupNames());
     this.protocols = new Kept(() => source.protocols());
   }
 
   clientsChanged(emails: readonly string[]): void {
     if (this.marked.size + emails.length > PATCH_MAX) return this.everythingChanged();
-    this.groups.drop(); // the group names include the labels clients carry: a change can add or retire one
+    this.storedGroups.drop(); // adding or updating a client stores the name of its group
     for (const e of emails) {
       this.marked.add(e);
       this.touched?.add(e);
@@ -112,13 +113,13 @@ export class CatalogCache {
   }
 
   everythingChanged(): void {
-    this.groups.drop();
+    this.storedGroups.drop();
     this.gen++;
     this.marked.clear();
   }
 
   groupsChanged(): void {
-    this.groups.drop();
+    this.storedGroups.drop();
   }
 
   /** Inbound changes: protocols are read again; a deletion detaches its clients. */
@@ -144,10 +145,11 @@ export class CatalogCache {
   }
 
   async page(q: PageQuery, p: BucketParams): Promise<CatalogPage> {
-    const [groups, protocols] = await Promise.all([this.groups.get(), q.protocol ? this.protocols.get() : null]);
+    const [stored, protocols] = await Promise.all([this.storedGroups.get(), q.protocol ? this.protocols.get() : null]);
     const cat = await this.current(p.now);
-    // Synchronous from here: the page and the summary see the same catalog.
+    // Synchronous from here: the page, the summary and the groups see the same catalog.
     const { ids, filtered } = cat.page(q, p, (id) => protocols?.get(id));
+    const groups = [...new Set([...stored, ...cat.carriedGroups()])].sort(compareGroupNames);
     return { ids, filtered, summary: cat.summary(p), groups };
   }
 

@@ -197,6 +197,13 @@ export class ClientCatalog {
     if (changed) this.combos.reindex(comboKey);
   }
 
+  /** The group labels live clients carry (not the empty one), in no particular order. */
+  carriedGroups(): string[] {
+    const carried = new Uint8Array(this.groups.values.length);
+    for (let i = 0; i < this.size; i++) if (!(this.flags[i]! & DEAD)) carried[this.groupOf[i]!] = 1;
+    return this.groups.values.filter((name, g) => carried[g] && name !== '');
+  }
+
   /** Counts per bucket over every client, and the first SUMMARY_EMAIL_CAP emails of each list by id. */
   summary(p: BucketParams): ClientsSummary {
     this.tidy();

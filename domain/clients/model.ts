@@ -141,6 +141,13 @@ export interface GroupSummary {
   clientCount: number;
 }
 
+/** The order group names are listed in: case-insensitive, then by code unit (so the order is total). */
+export const compareGroupNames = (a: string, b: string): number => {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+};
+
 export interface BulkSkip {
   email: string;
   reason: string;

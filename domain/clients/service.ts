@@ -47,7 +47,7 @@ export class ClientsService {
     this.catalog = new CatalogCache({
       catalogRows: (emails) => store.clients.catalogRows(emails),
       catalogBatch: (fromId) => store.clients.catalogBatch(fromId),
-      groupNames: () => store.groups.names(),
+      storedGroupNames: () => store.groups.storedNames(),
       protocols: async () => new Map((await store.inbounds.list()).map((ib) => [ib.id, ib.protocol])),
     });
     const bus = events as Partial<Pick<EventBus, 'on'>>;

@@ -4,7 +4,8 @@ import type { GroupSummary } from '../clients/model.js';
 export interface GroupsRepo {
   /** Stored groups merged with distinct client labels, with counts, sorted case-insensitively. */
   list(): Promise<GroupSummary[]>;
-  names(): Promise<string[]>;
+  /** The stored names only (client_groups), in no particular order. */
+  storedNames(): Promise<string[]>;
   /** Whether the name is a stored group or a label some client carries. */
   exists(name: string): Promise<boolean>;
   emails(name: string): Promise<string[]>;

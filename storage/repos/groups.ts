@@ -1,15 +1,10 @@
-// Client groups: stored names (client_groups) merged with the labels clients carry (clients.group_name, indexed).
+// Client groups: stored names (client_groups) merged with the labels clients carry (clients.group_name: indexed on
+// SQLite; on PostgreSQL scanned, so that a rename is a HOT update, see the schema).
 import { asc, eq, ne, sql } from 'drizzle-orm';
 import type { GroupsRepo } from '../../domain/ports/groups-store.js';
-import type { GroupSummary } from '../../domain/clients/model.js';
+import { compareGroupNames, type GroupSummary } from '../../domain/clients/model.js';
 import type { Conn } from '../conn.js';
 import { jsonColumn } from './clients.js';
-
-const byName = (a: { name: string }, b: { name: string }) => {
-  const x = a.name.toLowerCase();
-  const y = b.name.toLowerCase();
-  return x < y ? -1 : x > y ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-};
 
 /**
  * Moves every client labelled `from` to `to`; returns their emails in id order. On PostgreSQL the update returns
@@ -39,13 +34,10 @@ export function groupsRepo(c: Conn): GroupsRepo {
       for (const s of stored) merged.set(s.name, 0);
       for (const g of counted) merged.set(g.name, g.count);
       const out: GroupSummary[] = [...merged].map(([name, clientCount]) => ({ name, clientCount }));
-      return out.sort(byName);
+      return out.sort((a, b) => compareGroupNames(a.name, b.name));
     },
-    async names() {
-      const used = await c.db.selectDistinct({ name: clients.group }).from(clients).where(ne(clients.group, ''));
-      const stored = await c.db.select({ name: clientGroups.name }).from(clientGroups);
-      const set = new Set([...stored.map((s) => s.name), ...used.map((u) => u.name)]);
-      return [...set].map((name) => ({ name })).sort(byName).map((g) => g.name);
+    async storedNames() {
+      return (await c.db.select({ name: clientGroups.name }).from(clientGroups)).map((s) => s.name);
     },
     async exists(name) {
       const [s] = await c.db.select({ name: clientGroups.name }).from(clientGroups).where(eq(clientGroups.name, name));

@@ -42,7 +42,7 @@ class FakeSource implements CatalogSource {
   batchReads: number[] = [];
   groupReads = 0;
   protocolReads = 0;
-  groups = ['g'];
+  storedGroups = ['g'];
   protocolMap = new Map<number, string>([[1, 'vless'], [2, 'vmess']]);
   failRows: Error | null = null;
   private holds: Hold[] = [];
@@ -68,9 +68,9 @@ class FakeSource implements CatalogSource {
     });
   }
 
-  async groupNames(): Promise<string[]> {
+  async storedGroupNames(): Promise<string[]> {
     this.groupReads++;
-    return [...this.groups];
+    return [...this.storedGroups];
   }
 
   async protocols(): Promise<Map<number, string>> {
@@ -309,14 +309,28 @@ describe('CatalogCache in-memory changes', () => {
     expect(src.protocolReads).toBe(2);
   });
 
-  it('group names are cached until groupsChanged', async () => {
+  it('stored group names are cached until groupsChanged', async () => {
     const { src, cache } = await started();
-    src.groups = ['g', 'h'];
+    src.storedGroups = ['g', 'h'];
     expect((await cache.page(query(), params())).groups).toEqual(['g']);
     cache.groupsChanged();
     expect((await cache.page(query(), params())).groups).toEqual(['g', 'h']);
     await cache.page(query(), params());
     expect(src.groupReads).toBe(2);
+  });
+
+  it('the labels clients carry come from the catalog, merged with the stored names and sorted case-insensitively', async () => {
+    const { src, cache } = await started();
+    src.update('a@x', { group: 'Zed' });
+    src.update('b@x', { group: 'apple' });
+    src.update('c@x', { group: 'g' });
+    cache.clientsChanged(['a@x', 'b@x', 'c@x']);
+    expect((await cache.page(query(), params())).groups).toEqual(['apple', 'g', 'Zed']);
+    src.update('a@x', { group: '' });
+    src.rows.delete(2);
+    cache.clientsChanged(['a@x', 'b@x']);
+    expect((await cache.page(query(), params())).groups).toEqual(['g']);
+    expect(src.batchReads).toEqual([1, 3, 5]);
   });
 });
 

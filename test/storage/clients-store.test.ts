@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
 import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
@@ -296,6 +296,30 @@ describe.each(testDatabases().filter((d) => d.name === 'pg'))('clients table mig
       expect(Number(applied!.n)).toBe(journal.entries.length);
     } finally {
       await sqlc.end({ timeout: 5 });
+    }
+  });
+
+  it('a group rename rewrites its clients without a new index entry (HOT: fillfactor 50, group_name unindexed, 0005)', async () => {
+    const { store, conn } = await freshStoreAndConn(db);
+    try {
+      const [opts] = await conn.all<{ reloptions: string[] | null }>(sql`SELECT reloptions FROM pg_class WHERE relname = 'clients'`);
+      expect(opts!.reloptions).toContain('fillfactor=50');
+      const indexes = async () => conn.all<{ name: string; def: string; bytes: string }>(sql`SELECT indexname AS name, indexdef AS def,
+        pg_relation_size(indexname::regclass)::text AS bytes FROM pg_indexes WHERE tablename = 'clients' ORDER BY indexname`);
+      expect((await indexes()).filter((i) => i.def.includes('group_name'))).toEqual([]);
+      const ib = (await store.inbounds.create(inbound(1101)))!.id;
+      // Every client in the group, so every row of every page is rewritten (the case that needs half of each page free).
+      await store.clients.insertMany(Array.from({ length: 3000 }, (_, i) => ({ row: client(`h${i}@x`, { group: 'old' }), inboundIds: [ib] })));
+      const before = await indexes();
+      expect(await store.groups.rename('old', 'new', 5)).toHaveLength(3000);
+      // A rewrite that is not HOT enters each new row version in every index: 3,000 entries grow each of them.
+      expect(await indexes()).toEqual(before);
+      expect((await store.groups.list())).toEqual([{ name: 'new', clientCount: 3000 }]);
+      expect(await store.groups.remove('new', 6)).toHaveLength(3000);
+      expect(await indexes()).toEqual(before);
+    } finally {
+      await store.close();
+      await conn.close();
     }
   });
 
