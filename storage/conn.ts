@@ -8,6 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import postgres from 'postgres';
 import * as sqliteSchema from './schema/sqlite.js';
 import * as pgSchema from './schema/pg.js';
+import { asideReader, type ReadAside } from './read-aside.js';
 
 export type Tables = typeof sqliteSchema;
 export type Db = LibSQLDatabase<Tables>;
@@ -35,6 +36,11 @@ export interface Conn {
   readonly db: Db;
   readonly t: Tables;
   readonly inTx: boolean;
+  /**
+   * SQLite file databases: runs one read statement on a second connection on a worker thread, at the same time as
+   * the main thread runs another (read-aside.ts). Null on PostgreSQL (use the pool) and where there is none.
+   */
+  readonly readAside: ReadAside | null;
   /** Runs `fn` in one transaction (serialised with every other write on SQLite). Nested calls join the outer one. */
   tx<T>(fn: (c: Conn) => Promise<T>): Promise<T>;
   /** One write statement (serialised on SQLite unless already inside a transaction). */
@@ -53,12 +59,13 @@ export interface Connection extends Conn {
   readonly description: string;
 }
 
-function makeConn(dialect: Dialect, db: Db, t: Tables, inTx: boolean, mutex: Mutex): Conn {
+function makeConn(dialect: Dialect, db: Db, t: Tables, inTx: boolean, mutex: Mutex, readAside: ReadAside | null = null): Conn {
   const conn: Conn = {
     dialect,
     db,
     t,
     inTx,
+    readAside: inTx ? null : readAside, // a transaction's reads belong to its snapshot
     async tx(fn) {
       if (inTx) return fn(conn);
       const run = () => db.transaction(async (tx) => fn(makeConn(dialect, tx as unknown as Db, t, true, mutex)));
@@ -119,8 +126,16 @@ export async function connect(url: string): Promise<Connection> {
     await client.execute('PRAGMA synchronous=NORMAL');
   }
   const db = drizzleLibsql(client, { schema: sqliteSchema });
-  const base = makeConn('sqlite', db, sqliteSchema, false, mutex);
-  return { ...base, description: url, close: async () => client.close() };
+  const aside = asideReader(url);
+  const base = makeConn('sqlite', db, sqliteSchema, false, mutex, aside?.read ?? null);
+  return {
+    ...base,
+    description: url,
+    close: async () => {
+      await aside?.close();
+      client.close();
+    },
+  };
 }
 
 export { sql };

@@ -65,12 +65,25 @@ function statOf(row: AttachedClientRow, slim: boolean): ClientStat {
   return s;
 }
 
-/** Replaces the one occurrence of `token` in `text` (null if it is not there exactly once; `value` null: no-op). */
-function splice(text: string | null, token: string, value: string | null): string | null {
-  if (text === null || value === null) return text;
-  const at = text.indexOf(token);
-  if (at < 0 || text.indexOf(token, at + token.length) >= 0) return null;
-  return text.slice(0, at) + value + text.slice(at + token.length);
+/**
+ * `text` with the one occurrence of each token replaced by its value (null if a token is not there exactly once).
+ * Every token is looked for in `text` alone, never in a value already spliced in (those are megabytes long).
+ */
+function splice(text: string, values: [token: string, value: string][]): string | null {
+  const found: [at: number, token: string, value: string][] = [];
+  for (const [token, value] of values) {
+    const at = text.indexOf(token);
+    if (at < 0 || text.indexOf(token, at + token.length) >= 0) return null;
+    found.push([at, token, value]);
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [at, token, value] of found) {
+    out += text.slice(from, at) + value;
+    from = at + token.length;
+  }
+  return out + text.slice(from);
 }
 
 export class InboundsService {
@@ -142,7 +155,9 @@ export class InboundsService {
     const view: Record<string, unknown> & { settings: Json } = { ...this.view(ib, [], false), clientStats: `${mark}s` };
     if (multi) view.settings.clients = `${mark}c`;
     const text = JSON.stringify(view);
-    const spliced = splice(splice(text, JSON.stringify(`${mark}s`), arrays.stats), JSON.stringify(`${mark}c`), multi ? arrays.clients : null);
+    const values: [string, string][] = [[JSON.stringify(`${mark}s`), arrays.stats]];
+    if (multi) values.push([JSON.stringify(`${mark}c`), arrays.clients]);
+    const spliced = splice(text, values);
     if (spliced !== null) return spliced;
     return JSON.stringify(await this.get(id)); // the marker text was not found exactly once (cannot happen)
   }

@@ -135,51 +135,7 @@ export function inboundsRepo(c: Conn): InboundsRepo {
       }));
     },
     async attachedJson(inboundId, project) {
-      if (c.dialect === 'pg') return pgAttachedJson(c, inboundId, project);
-      // SQLite: json_object (native, faster there than || concatenation) joined with group_concat, over a subquery
-      // in client id order, which the (inbound_id, client_id) index gives without a sort (ORDER BY ci.client_id, not
-      // cl.id: the planner only knows the index order for the column it holds). A field with a condition is present
-      // only when it holds.
-      const str = (e: string) => e;
-      const num = (e: string) => e;
-      const bool = (e: string) => `json(CASE WHEN ${e} THEN 'true' ELSE 'false' END)`;
-      type Field = [key: string, expr: string, when?: string];
-      const obj = (fields: Field[]): string => {
-        const build = (fs: Field[]) => `json_object(${fs.map(([key, expr]) => `'${key}', ${expr}`).join(', ')})`;
-        const cond = fields.find((f) => f[2]);
-        if (!cond) return build(fields);
-        return `(CASE WHEN ${cond[2]} THEN ${build(fields)} ELSE ${build(fields.filter((f) => f !== cond))} END)`;
-      };
-      const flow = project.flowEligible ? str('q.flow') : `''`;
-      const proto: Field[] = [];
-      switch (project.protocol) {
-        case 'vless': proto.push(['id', str('q.uuid')], ['flow', flow], ['reverse', 'json(q.reverse)', 'q.reverse IS NOT NULL']); break;
-        case 'vmess': proto.push(['id', str('q.uuid')], ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)]); break;
-        case 'trojan': proto.push(['password', str('q.password')], ['flow', flow]); break;
-        case 'shadowsocks': proto.push(['password', str('q.password')], ['method', str('q.method'), `q.method <> ''`]); break;
-        case 'hysteria': case 'hysteria2': proto.push(['auth', str('q.auth')]); break;
-        default: break;
-      }
-      const client = obj([
-        ['email', str('q.email')], ['enable', bool('q.enable')], ...proto,
-        ['limitIp', num('q.limit_ip')], ['totalGB', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')], ['tgId', num('q.tg_id')],
-        ['subId', str('q.sub_id')], ['comment', str('q.comment')], ['reset', num('q.reset_days')], ['group', str('q.group_name')],
-        ['created_at', num('q.created_at')], ['updated_at', num('q.updated_at')],
-      ]);
-      const stat = obj([
-        ['id', num('q.id')], ['inboundId', num('q.inbound_id')], ['email', str('q.email')], ['enable', bool('q.t_enable')],
-        ['up', num('q.up')], ['down', num('q.down')], ['total', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')],
-        ['reset', num('q.reset_days')], ['lastOnline', num('q.last_online')], ['uuid', str('q.uuid')], ['subId', str('q.sub_id')],
-      ]);
-      const agg = (e: string) => `'[' || COALESCE(group_concat(${e}, ','), '') || ']'`;
-      const from = `(SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
-          cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
-          cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
-          COALESCE(ct.last_online, 0) AS last_online
-        FROM client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email
-        WHERE ci.inbound_id = ? ORDER BY ci.client_id) q`;
-      const [row] = await raw<{ c: string; s: string }>(c, `SELECT ${agg(client)} AS c, ${agg(stat)} AS s FROM ${from}`, [inboundId]);
-      return { clients: row?.c ?? '[]', stats: row?.s ?? '[]' };
+      return c.dialect === 'pg' ? pgAttachedJson(c, inboundId, project) : sqliteAttachedJson(c, inboundId, project);
     },
     async fallbacks(masterId) {
       return c.db.select().from(fallbacks).where(eq(fallbacks.masterId, masterId)).orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
@@ -228,10 +184,11 @@ export function inboundsRepo(c: Conn): InboundsRepo {
 }
 
 /**
- * Inbounds holding at least this many clients are built by two statements on two pooled connections, each over
- * one half of the client ids (so PostgreSQL uses both cores); smaller ones by one statement.
+ * Inbounds holding at least this many clients are built by two statements at once, each over one half of the client
+ * ids (both cores: two pooled connections on PostgreSQL, the main and the aside connection on SQLite); smaller ones
+ * by one statement.
  */
-const PG_SPLIT_MIN = 2000;
+const SPLIT_MIN = 2000;
 /** Beyond any client id (an int4 column; the range bounds are bigint parameters). */
 const ID_SPAN = 2 ** 31;
 
@@ -259,9 +216,8 @@ async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonP
   const text = pgAttachedSql(inboundId, project);
   // $1 the inbound, $2/$3 the client id range [from, to)
   const args = (from: number, to: number) => [inboundId, from, to];
-  type Half = { c: string | null; s: string | null };
   let halves: Half[];
-  if (n < PG_SPLIT_MIN || c.inTx) {
+  if (n < SPLIT_MIN || c.inTx) {
     halves = await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN));
   } else {
     const mid = Number(size.mid);
@@ -269,12 +225,90 @@ async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonP
       async (tx) => (await raw<Half>(tx, text, args(from, to)))[0]!);
     halves = await Promise.all([half(-ID_SPAN, mid), half(mid, ID_SPAN)]);
   }
+  return joinHalves(halves);
+}
+
+/** One half's arrays: the clients and the stats text without brackets, null when the half holds no client. */
+type Half = { c: string | null; s: string | null };
+
+/** The arrays of the halves, in order. */
+function joinHalves(halves: Half[]): { clients: string; stats: string } {
   const join = (parts: (string | null)[]) => {
     let out = ''; // concatenation, not Array.join: V8 keeps the 5 MB pieces and flattens once when the body is written
     for (const p of parts) if (p) out = out ? `${out},${p}` : p;
     return `[${out}]`;
   };
   return { clients: join(halves.map((h) => h.c)), stats: join(halves.map((h) => h.s)) };
+}
+
+/**
+ * SQLite side of `attachedJson`: json_object (native, faster there than || concatenation) joined with group_concat,
+ * over a subquery in client id order, which the (inbound_id, client_id) index gives without a sort (ORDER BY
+ * ci.client_id, not cl.id: the planner only knows the index order for the column it holds). A large inbound is split
+ * at its median client id: one half runs on the aside connection's worker thread while the main thread runs the
+ * other (20,000 clients: ~60 ms instead of ~110, and the event loop is held for one half only). Each half gives both
+ * arrays from the same rows; the two are separate reads, so a client changed meanwhile can show in its new state in
+ * one half only (each client's entry and stat stay consistent), as on PostgreSQL.
+ */
+async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection): Promise<{ clients: string; stats: string }> {
+  const text = sqliteAttachedSql(project);
+  const args = (from: number, to: number) => [inboundId, from, to];
+  const aside = c.readAside;
+  const [size] = await raw<{ n: number }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [inboundId]);
+  const n = Number(size?.n ?? 0);
+  if (n === 0) return { clients: '[]', stats: '[]' };
+  if (n < SPLIT_MIN || !aside) return joinHalves(await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN)));
+  const [median] = await raw<{ id: number }>(c,
+    'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?', [inboundId, Math.floor(n / 2)]);
+  const mid = Number(median!.id);
+  // The worker's half is sent first: it runs while this thread runs the other. Should the worker fail, its half is
+  // read here instead.
+  const upper = aside(text, args(mid, ID_SPAN)).catch(() => raw<Half>(c, text, args(mid, ID_SPAN)));
+  const lower = await raw<Half>(c, text, args(-ID_SPAN, mid));
+  return joinHalves([lower[0]!, (await upper)[0] as Half]);
+}
+
+/** The SQLite statement of one half (see sqliteAttachedJson): `c` and `s` as in Half; ? the inbound and the id range [from, to). */
+function sqliteAttachedSql(project: AttachedJsonProjection): string {
+  // A field with a condition is present only when it holds.
+  const str = (e: string) => e;
+  const num = (e: string) => e;
+  const bool = (e: string) => `json(CASE WHEN ${e} THEN 'true' ELSE 'false' END)`;
+  type Field = [key: string, expr: string, when?: string];
+  const obj = (fields: Field[]): string => {
+    const build = (fs: Field[]) => `json_object(${fs.map(([key, expr]) => `'${key}', ${expr}`).join(', ')})`;
+    const cond = fields.find((f) => f[2]);
+    if (!cond) return build(fields);
+    return `(CASE WHEN ${cond[2]} THEN ${build(fields)} ELSE ${build(fields.filter((f) => f !== cond))} END)`;
+  };
+  const flow = project.flowEligible ? str('q.flow') : `''`;
+  const proto: Field[] = [];
+  switch (project.protocol) {
+    case 'vless': proto.push(['id', str('q.uuid')], ['flow', flow], ['reverse', 'json(q.reverse)', 'q.reverse IS NOT NULL']); break;
+    case 'vmess': proto.push(['id', str('q.uuid')], ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)]); break;
+    case 'trojan': proto.push(['password', str('q.password')], ['flow', flow]); break;
+    case 'shadowsocks': proto.push(['password', str('q.password')], ['method', str('q.method'), `q.method <> ''`]); break;
+    case 'hysteria': case 'hysteria2': proto.push(['auth', str('q.auth')]); break;
+    default: break;
+  }
+  const client = obj([
+    ['email', str('q.email')], ['enable', bool('q.enable')], ...proto,
+    ['limitIp', num('q.limit_ip')], ['totalGB', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')], ['tgId', num('q.tg_id')],
+    ['subId', str('q.sub_id')], ['comment', str('q.comment')], ['reset', num('q.reset_days')], ['group', str('q.group_name')],
+    ['created_at', num('q.created_at')], ['updated_at', num('q.updated_at')],
+  ]);
+  const stat = obj([
+    ['id', num('q.id')], ['inboundId', num('q.inbound_id')], ['email', str('q.email')], ['enable', bool('q.t_enable')],
+    ['up', num('q.up')], ['down', num('q.down')], ['total', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')],
+    ['reset', num('q.reset_days')], ['lastOnline', num('q.last_online')], ['uuid', str('q.uuid')], ['subId', str('q.sub_id')],
+  ]);
+  return `SELECT group_concat(${client}, ',') AS c, group_concat(${stat}, ',') AS s
+    FROM (SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
+        cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
+        cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
+        COALESCE(ct.last_online, 0) AS last_online
+      FROM client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email
+      WHERE ci.inbound_id = ? AND ci.client_id >= ? AND ci.client_id < ? ORDER BY ci.client_id) q`;
 }
 
 /** The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets. */
