@@ -94,6 +94,7 @@ process.on('message', async (m: ServerCommand) => {
       // The benchmark seeds over its own connection (no events, like another process): the catalog of the paged
       // list is read again as at a start with those clients, and the reply waits for it.
       t.services.clients.reloadCatalog();
+      t.services.inbounds.dropCachedText();
       await t.services.clients.warmCatalog();
       reply({ now: clock.now() });
       break;

@@ -89,7 +89,7 @@ export function createServices(deps: ServiceDeps) {
   geo.restartCore = async () => { if (core.status().state === 'running') await core.restart(); };
   const serverTools = new ServerToolsService({
     ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
-    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); },
+    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
   });
   const push = new PushHub();
   push.attach(deps.events);

@@ -4,7 +4,7 @@ import type { Store } from '../ports/store.js';
 import type { PortProbe } from '../ports/port-probe.js';
 import type { AttachedClientRow } from '../ports/inbounds-store.js';
 import type { Clock } from '../shared/clock.js';
-import type { EventSink } from '../shared/events.js';
+import type { EventBus, EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import type { ClientWrite } from '../clients/model.js';
 import { clientInput } from '../clients/input.js';
@@ -20,6 +20,7 @@ import {
   parseJsonObject, sharedTransports, ssMethodOf, stripClients, tlsFlowCapable, transportName, transportsOf, type Transports,
 } from './rules.js';
 import { fallbacksBody, inboundInput, type InboundInput } from './input.js';
+import { ClientsTextCache } from './clients-text-cache.js';
 import type { z } from 'zod';
 
 const describe = (err: { issues: { path: PropertyKey[]; message: string }[] }, prefix = ''): string => {
@@ -86,7 +87,12 @@ function splice(text: string, values: [token: string, value: string][]): string 
   return out + text.slice(from);
 }
 
+/** The `settings.clients` texts getJson keeps (characters: about three inbounds of 20,000 clients). */
+const CLIENTS_TEXT_MAX_CHARS = 16_000_000;
+
 export class InboundsService {
+  private clientsText = new ClientsTextCache(CLIENTS_TEXT_MAX_CHARS);
+
   constructor(
     private store: Store,
     private clock: Clock,
@@ -94,7 +100,21 @@ export class InboundsService {
     private probe: PortProbe,
     /** The inbound owner recorded on new rows (the single admin). */
     private userId = 1,
-  ) {}
+  ) {
+    const bus = events as Partial<Pick<EventBus, 'on'>>;
+    if (typeof bus.on === 'function') {
+      const dropAll = () => this.clientsText.dropAll();
+      bus.on('clients.changed', dropAll);
+      bus.on('inbounds.changed', dropAll);
+      bus.on('groups.changed', dropAll);
+      bus.on('traffic.tick', (t) => { if (t.clients.length) this.clientsText.trafficMoved(); });
+    }
+  }
+
+  /** Data replaced behind the events' back (a database import): nothing kept is used again. */
+  dropCachedText(): void {
+    this.clientsText.dropAll();
+  }
 
   private changed(ids: number[] | 'all', action: string): void {
     this.events.emit('inbounds.changed', { ids, action });
@@ -146,17 +166,25 @@ export class InboundsService {
    * `get` as JSON text: the inbound's fields stringified here, its `settings.clients` and `clientStats` arrays
    * spliced in as text built by the database (an inbound with 20,000 clients is a 10 MB body; building and then
    * stringifying 40,000 objects cost more than everything else). Same JSON as JSON.stringify(await get(id)).
+   * `settings.clients` comes from the texts kept of earlier reads where there is one (clients-text-cache.ts): then
+   * only `clientStats` is built.
    */
   async getJson(id: number): Promise<string> {
     const ib = await this.mustGet(id);
     const multi = MULTI_CLIENT_PROTOCOLS.includes(ib.protocol);
-    const arrays = await this.store.inbounds.attachedJson(id, { protocol: ib.protocol, flowEligible: flowEligible(ib.protocol, ib.streamSettings) });
+    const project = { protocol: ib.protocol, flowEligible: flowEligible(ib.protocol, ib.streamSettings) };
+    const shape = `${project.protocol}/${project.flowEligible}`;
+    const kept = multi ? this.clientsText.get(id, shape) : null;
+    const since = this.clientsText.mark;
+    const arrays = await this.store.inbounds.attachedJson(id, project, multi && kept === null);
+    const clients = kept ?? arrays.clients ?? '[]';
+    if (multi && kept === null) this.clientsText.put(id, shape, clients, arrays.delayedStart, since);
     const mark = `\u0001${randomAlnum(24)}`;
     const view: Record<string, unknown> & { settings: Json } = { ...this.view(ib, [], false), clientStats: `${mark}s` };
     if (multi) view.settings.clients = `${mark}c`;
     const text = JSON.stringify(view);
     const values: [string, string][] = [[JSON.stringify(`${mark}s`), arrays.stats]];
-    if (multi) values.push([JSON.stringify(`${mark}c`), arrays.clients]);
+    if (multi) values.push([JSON.stringify(`${mark}c`), clients]);
     const spliced = splice(text, values);
     if (spliced !== null) return spliced;
     return JSON.stringify(await this.get(id)); // the marker text was not found exactly once (cannot happen)

@@ -45,8 +45,9 @@ export interface InboundsRepo {
    * One inbound's `settings.clients` and `clientStats` as JSON array TEXT built by the database (client id order),
    * for splicing into the response without materialising 20,000 objects. `project` says which fields the
    * protocol shows (see InboundsService projectClient/statOf; the handler suite checks both paths agree).
+   * With `withClients` false only the stats are built (`clients` null).
    */
-  attachedJson(inboundId: number, project: AttachedJsonProjection): Promise<{ clients: string; stats: string }>;
+  attachedJson(inboundId: number, project: AttachedJsonProjection, withClients?: boolean): Promise<AttachedJson>;
   fallbacks(masterId: number): Promise<FallbackRule[]>;
   /** Replaces the whole fallback list of a master in one transaction. */
   replaceFallbacks(masterId: number, rules: FallbackInput[]): Promise<FallbackRule[]>;
@@ -59,6 +60,13 @@ export interface InboundsRepo {
 }
 
 /** What an inbound's projected client entries carry (by protocol; flow only where the inbound can use it). */
+export interface AttachedJson {
+  clients: string | null;
+  stats: string;
+  /** Some attached client has a delayed expiry (negative expiryTime), which its first traffic starts. */
+  delayedStart: boolean;
+}
+
 export interface AttachedJsonProjection {
   protocol: string;
   /** Whether `flow` keeps the client's value (else ''); flowFor() in domain/clients/rules.ts. */

@@ -1,6 +1,6 @@
 // Inbounds, fallbacks, and the client rows projected into an inbound on read.
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
-import type { AttachedJsonProjection, InboundsRepo } from '../../domain/ports/inbounds-store.js';
+import type { AttachedJson, AttachedJsonProjection, InboundsRepo } from '../../domain/ports/inbounds-store.js';
 import type { FallbackRule, InboundRecord, InboundWrite, Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
 import { chunk, insertClientsTx, parseReverse, sqlBool } from './clients.js';
@@ -134,8 +134,8 @@ export function inboundsRepo(c: Conn): InboundsRepo {
         lastOnline: Number(r[24] ?? 0),
       }));
     },
-    async attachedJson(inboundId, project) {
-      return c.dialect === 'pg' ? pgAttachedJson(c, inboundId, project) : sqliteAttachedJson(c, inboundId, project);
+    async attachedJson(inboundId, project, withClients = true) {
+      return (c.dialect === 'pg' ? pgAttachedJson : sqliteAttachedJson)(c, inboundId, project, withClients);
     },
     async fallbacks(masterId) {
       return c.db.select().from(fallbacks).where(eq(fallbacks.masterId, masterId)).orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
@@ -207,13 +207,13 @@ const ID_SPAN = 2 ** 31;
  * jit_above_cost, and the planner adds a Memoize node that never hits (ids are unique); on an analyzed copy of the
  * 100k benchmark database the two cost ~20% more CPU.
  */
-async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection): Promise<{ clients: string; stats: string }> {
+async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
   const [size] = await raw<{ n: number; mid: number | null }>(c,
     `SELECT count(*)::int AS n, percentile_disc(0.5) WITHIN GROUP (ORDER BY client_id) AS mid FROM client_inbounds WHERE inbound_id = ?`,
     [inboundId]);
   const n = Number(size?.n ?? 0);
-  if (n === 0 || size?.mid == null) return { clients: '[]', stats: '[]' };
-  const text = pgAttachedSql(inboundId, project);
+  if (n === 0 || size?.mid == null) return joinHalves([], withClients);
+  const text = pgAttachedSql(inboundId, project, withClients);
   // $1 the inbound, $2/$3 the client id range [from, to)
   const args = (from: number, to: number) => [inboundId, from, to];
   let halves: Half[];
@@ -225,20 +225,27 @@ async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonP
       async (tx) => (await raw<Half>(tx, text, args(from, to)))[0]!);
     halves = await Promise.all([half(-ID_SPAN, mid), half(mid, ID_SPAN)]);
   }
-  return joinHalves(halves);
+  return joinHalves(halves, withClients);
 }
 
-/** One half's arrays: the clients and the stats text without brackets, null when the half holds no client. */
-type Half = { c: string | null; s: string | null };
+/**
+ * One half's arrays: the clients and the stats text without brackets, null when the half holds no client (or the
+ * clients were not asked for); `d` whether a client of the half has a delayed expiry (SQLite 0/1, PostgreSQL bool).
+ */
+type Half = { c: string | null; s: string | null; d: unknown };
 
 /** The arrays of the halves, in order. */
-function joinHalves(halves: Half[]): { clients: string; stats: string } {
+function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
   const join = (parts: (string | null)[]) => {
     let out = ''; // concatenation, not Array.join: V8 keeps the 5 MB pieces and flattens once when the body is written
     for (const p of parts) if (p) out = out ? `${out},${p}` : p;
     return `[${out}]`;
   };
-  return { clients: join(halves.map((h) => h.c)), stats: join(halves.map((h) => h.s)) };
+  return {
+    clients: withClients ? join(halves.map((h) => h.c)) : null,
+    stats: join(halves.map((h) => h.s)),
+    delayedStart: halves.some((h) => h.d === true || Number(h.d) === 1),
+  };
 }
 
 /**
@@ -250,14 +257,14 @@ function joinHalves(halves: Half[]): { clients: string; stats: string } {
  * arrays from the same rows; the two are separate reads, so a client changed meanwhile can show in its new state in
  * one half only (each client's entry and stat stay consistent), as on PostgreSQL.
  */
-async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection): Promise<{ clients: string; stats: string }> {
-  const text = sqliteAttachedSql(project);
+async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
+  const text = sqliteAttachedSql(project, withClients);
   const args = (from: number, to: number) => [inboundId, from, to];
   const aside = c.readAside;
   const [size] = await raw<{ n: number }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [inboundId]);
   const n = Number(size?.n ?? 0);
-  if (n === 0) return { clients: '[]', stats: '[]' };
-  if (n < SPLIT_MIN || !aside) return joinHalves(await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN)));
+  if (n === 0) return joinHalves([], withClients);
+  if (n < SPLIT_MIN || !aside) return joinHalves(await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN)), withClients);
   const [median] = await raw<{ id: number }>(c,
     'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?', [inboundId, Math.floor(n / 2)]);
   const mid = Number(median!.id);
@@ -265,11 +272,11 @@ async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJ
   // read here instead.
   const upper = aside(text, args(mid, ID_SPAN)).catch(() => raw<Half>(c, text, args(mid, ID_SPAN)));
   const lower = await raw<Half>(c, text, args(-ID_SPAN, mid));
-  return joinHalves([lower[0]!, (await upper)[0] as Half]);
+  return joinHalves([lower[0]!, (await upper)[0] as Half], withClients);
 }
 
 /** The SQLite statement of one half (see sqliteAttachedJson): `c` and `s` as in Half; ? the inbound and the id range [from, to). */
-function sqliteAttachedSql(project: AttachedJsonProjection): string {
+function sqliteAttachedSql(project: AttachedJsonProjection, withClients: boolean): string {
   // A field with a condition is present only when it holds.
   const str = (e: string) => e;
   const num = (e: string) => e;
@@ -302,7 +309,7 @@ function sqliteAttachedSql(project: AttachedJsonProjection): string {
     ['up', num('q.up')], ['down', num('q.down')], ['total', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')],
     ['reset', num('q.reset_days')], ['lastOnline', num('q.last_online')], ['uuid', str('q.uuid')], ['subId', str('q.sub_id')],
   ]);
-  return `SELECT group_concat(${client}, ',') AS c, group_concat(${stat}, ',') AS s
+  return `SELECT ${withClients ? `group_concat(${client}, ',')` : 'NULL'} AS c, group_concat(${stat}, ',') AS s, max(q.expiry_time < 0) AS d
     FROM (SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
         cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
         cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
@@ -312,7 +319,7 @@ function sqliteAttachedSql(project: AttachedJsonProjection): string {
 }
 
 /** The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets. */
-function pgAttachedSql(inboundId: number, project: AttachedJsonProjection): string {
+function pgAttachedSql(inboundId: number, project: AttachedJsonProjection, withClients: boolean): string {
   if (!Number.isSafeInteger(inboundId)) throw new Error(`inbound id ${inboundId}`);
   // A field's expr is SQL text that is already JSON (to_json for strings, ::text for numbers), or with kind 'b' a
   // boolean column, or with 'lit' constant JSON; a field with `when` is present only when that holds. Constant
@@ -366,12 +373,12 @@ function pgAttachedSql(inboundId: number, project: AttachedJsonProjection): stri
     ['up', 'q.up::text'], ['down', 'q.down::text'], ['total', 'q.tot'], ['expiryTime', 'q.exp'],
     ['reset', 'q.rst'], ['lastOnline', 'q.last_online::text'], ['uuid', 'q.u'], ['subId', 'q.s'],
   ]);
-  return `SELECT string_agg(${client}, ',') AS c, string_agg(${stat}, ',') AS s
+  return `SELECT ${withClients ? `string_agg(${client}, ',')` : 'NULL'} AS c, string_agg(${stat}, ',') AS s, bool_or(q.delayed) AS d
     FROM (SELECT client_id FROM client_inbounds WHERE inbound_id = $1 AND client_id >= $2::bigint AND client_id < $3::bigint ORDER BY client_id) ci,
     LATERAL (SELECT cl.id, to_json(cl.email)::text AS e, to_json(cl.uuid)::text AS u, to_json(cl.sub_id)::text AS s,
         cl.total_bytes::text AS tot, cl.expiry_time::text AS exp, cl.reset_days::text AS rst, cl.enable, cl.password, cl.auth,
         cl.flow, cl.security, cl.method, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.created_at, cl.updated_at,
         COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
-        COALESCE(ct.last_online, 0) AS last_online
+        COALESCE(ct.last_online, 0) AS last_online, cl.expiry_time < 0 AS delayed
       FROM clients cl LEFT JOIN client_traffics ct ON ct.email = cl.email WHERE cl.id = ci.client_id OFFSET 0) q`;
 }

@@ -65,7 +65,7 @@ describe('aside reader on a SQLite file', () => {
     const failing = await inboundsRepo({ ...conn, readAside: async () => { throw new Error('worker gone'); } }).attachedJson(ib, project);
     expect(withWorker).toEqual(alone);
     expect(failing).toEqual(alone);
-    const clients = JSON.parse(alone.clients) as { email: string; comment: string }[];
+    const clients = JSON.parse(alone.clients!) as { email: string; comment: string }[];
     const stats = JSON.parse(alone.stats) as { email: string; total: number }[];
     expect(clients.map((x) => x.email)).toEqual(Array.from({ length: 2500 }, (_, i) => `aside-${i}@x`));
     expect(stats.map((x) => x.email)).toEqual(clients.map((x) => x.email));
