@@ -264,6 +264,7 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const label = `${got.obj.settings.clients.length} clients, ${(body.length / 1e6).toFixed(1)} MB`;
     row(`inbounds/get/:id (${label})`, median(gets), 'ms', '<= 150 ms');
     logTrips(ctx.log, 'inbounds/get (with the body read)');
+    ctx.log(`inbounds/get server times in order: ${gets.map((ms) => ms.toFixed(0)).join(', ')} ms`);
     const fresh: number[] = [];
     for (let i = 0; i < 5; i++) {
       const email = got.obj.settings.clients[i * 97].email as string;
@@ -273,6 +274,7 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     row(`inbounds/get/:id (${label}, right after a client update: both arrays built)`, median(fresh), 'ms', '<= 150 ms');
     body = '';
     logTrips(ctx.log, 'inbounds/get after an update (with the body read)');
+    ctx.log(`inbounds/get after an update, server times in order: ${fresh.map((ms) => ms.toFixed(0)).join(', ')} ms`);
 
     const bulk = Array.from({ length: 10_000 }, (_, i) => ({ client: { email: `bulk${i}@x`, totalGB: 1e10 }, inboundIds: [ids[i % INBOUNDS], ids[(i + 5) % INBOUNDS]] }));
     let created = 0;
