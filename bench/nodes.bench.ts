@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Benchmark, BenchContext, BenchRow } from './types.js';
 import { median } from './types.js';
 import { eachDatabase } from './databases.js';
-import { call, createTestApp, login, type Session, type TestApp } from '../test/support/app.js';
+import { call, createTestApp, login } from '../test/support/app.js';
 import type { TestDatabase } from '../test/support/databases.js';
 import type { NewClient } from '../domain/ports/clients-store.js';
 import { createGuardedFetch } from '../host-agent/guarded-fetch.js';

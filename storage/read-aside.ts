@@ -3,6 +3,8 @@
 // on the other core while the main thread runs another (inbounds/get of a large inbound builds its two halves so).
 // The file is in WAL mode: this connection reads the last committed state without blocking the writer.
 // Node only: the worker is created on first use, and a runtime without worker threads simply has no aside reader.
+import type { Worker } from 'node:worker_threads';
+import { sqliteArgs } from './repos/raw.js';
 
 /** Runs one read statement on the worker; rows as objects keyed by column name. */
 export type ReadAside = (sql: string, args: unknown[]) => Promise<Record<string, unknown>[]>;
@@ -30,17 +32,11 @@ parentPort.on('message', async ({ id, sql, args }) => {
 `;
 
 type Reply = { id: number; columns?: string[]; rows?: unknown[][]; error?: string };
-type WorkerLike = {
-  postMessage(m: unknown): void;
-  on(ev: string, fn: (v: any) => void): void;
-  unref(): void;
-  terminate(): Promise<number>;
-};
 
 /** The aside reader of a SQLite file database (`file:` URL), or null where it cannot exist (memory, remote). */
 export function asideReader(url: string): AsideReader | null {
   if (!/^file:/i.test(url) || url.includes(':memory:')) return null;
-  let worker: Promise<WorkerLike> | null = null;
+  let worker: Promise<Worker> | null = null;
   let next = 0;
   const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
@@ -50,11 +46,11 @@ export function asideReader(url: string): AsideReader | null {
     worker = null; // the next read starts a new worker
   };
 
-  const start = async (): Promise<WorkerLike> => {
+  const start = async (): Promise<Worker> => {
     const { Worker } = await import('node:worker_threads');
     const { createRequire } = await import('node:module');
     const libsql = createRequire(import.meta.url).resolve('@libsql/client');
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { url, libsql } }) as unknown as WorkerLike;
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { url, libsql } });
     w.unref(); // an idle reader never keeps the process alive
     w.on('message', (r: Reply) => {
       const p = pending.get(r.id);
@@ -73,7 +69,7 @@ export function asideReader(url: string): AsideReader | null {
       const id = ++next;
       const reply = await new Promise<Reply>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        w.postMessage({ id, sql, args: args.map((a) => (typeof a === 'boolean' ? (a ? 1 : 0) : a)) });
+        w.postMessage({ id, sql, args: sqliteArgs(args) });
       });
       if (reply.error !== undefined) throw new Error(reply.error);
       const cols = reply.columns!;

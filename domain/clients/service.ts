@@ -3,7 +3,7 @@
 import type { Store } from '../ports/store.js';
 import type { Clock } from '../shared/clock.js';
 import { nowSeconds } from '../shared/clock.js';
-import type { EventBus, EventSink } from '../shared/events.js';
+import type { EventChannel } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import type { InboundRecord } from '../inbounds/model.js';
 import { MULTI_CLIENT_PROTOCOLS } from '../inbounds/model.js';
@@ -41,7 +41,7 @@ export class ClientsService {
   constructor(
     private store: Store,
     private clock: Clock,
-    private events: EventSink,
+    private events: EventChannel,
     private settings: SettingsService,
   ) {
     this.catalog = new CatalogCache({
@@ -50,13 +50,10 @@ export class ClientsService {
       storedGroupNames: () => store.groups.storedNames(),
       protocols: async () => new Map((await store.inbounds.list()).map((ib) => [ib.id, ib.protocol])),
     });
-    const bus = events as Partial<Pick<EventBus, 'on'>>;
-    if (typeof bus.on === 'function') {
-      bus.on('clients.changed', (e) => (e.emails === 'all' ? this.catalog.everythingChanged() : this.catalog.clientsChanged(e.emails)));
-      bus.on('traffic.tick', (t) => this.catalog.countersMoved(t.clients, t.at));
-      bus.on('inbounds.changed', (e) => this.catalog.inboundsChanged(e.ids, e.action));
-      bus.on('groups.changed', () => this.catalog.groupsChanged());
-    }
+    events.on?.('clients.changed', (e) => (e.emails === 'all' ? this.catalog.everythingChanged() : this.catalog.clientsChanged(e.emails)));
+    events.on?.('traffic.tick', (t) => this.catalog.countersMoved(t.clients, t.at));
+    events.on?.('inbounds.changed', (e) => this.catalog.inboundsChanged(e.ids, e.action));
+    events.on?.('groups.changed', () => this.catalog.groupsChanged());
   }
 
   /** Data replaced behind the catalog's back (a database import): read everything again. */

@@ -4,7 +4,7 @@ import type { Store } from '../ports/store.js';
 import type { PortProbe } from '../ports/port-probe.js';
 import type { AttachedClientRow } from '../ports/inbounds-store.js';
 import type { Clock } from '../shared/clock.js';
-import type { EventBus, EventSink } from '../shared/events.js';
+import type { EventChannel } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import type { ClientWrite } from '../clients/model.js';
 import { clientInput } from '../clients/input.js';
@@ -96,19 +96,16 @@ export class InboundsService {
   constructor(
     private store: Store,
     private clock: Clock,
-    private events: EventSink,
+    private events: EventChannel,
     private probe: PortProbe,
     /** The inbound owner recorded on new rows (the single admin). */
     private userId = 1,
   ) {
-    const bus = events as Partial<Pick<EventBus, 'on'>>;
-    if (typeof bus.on === 'function') {
-      const dropAll = () => this.clientsText.dropAll();
-      bus.on('clients.changed', dropAll);
-      bus.on('inbounds.changed', dropAll);
-      bus.on('groups.changed', dropAll);
-      bus.on('traffic.tick', (t) => { if (t.clients.length) this.clientsText.trafficMoved(); });
-    }
+    const dropAll = () => this.clientsText.dropAll();
+    events.on?.('clients.changed', dropAll);
+    events.on?.('inbounds.changed', dropAll);
+    events.on?.('groups.changed', dropAll);
+    events.on?.('traffic.tick', (t) => { if (t.clients.length) this.clientsText.trafficMoved(); });
   }
 
   /** Data replaced behind the events' back (a database import): nothing kept is used again. */

@@ -58,6 +58,9 @@ export class EventBus implements EventSink {
   }
 }
 
+/** Where a service emits its events, and listens to others' where it can (the EventBus can; RecordingEvents cannot). */
+export type EventChannel = EventSink & Partial<Pick<EventBus, 'on'>>;
+
 /** Records events, for tests. */
 export class RecordingEvents implements EventSink {
   readonly log: { name: EventName; payload: unknown }[] = [];

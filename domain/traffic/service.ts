@@ -6,7 +6,7 @@ import type { Store } from '../ports/store.js';
 import type { CoreControl, CoreStat } from '../ports/core.js';
 import type { AccessLogSource, EnforcementResult, IpLimitLog, OutboundTrafficRow } from '../ports/traffic-store.js';
 import type { Clock } from '../shared/clock.js';
-import type { EventBus, EventSink } from '../shared/events.js';
+import type { EventChannel } from '../shared/events.js';
 import type { Settings } from '../settings/schema.js';
 import { DomainError } from '../shared/errors.js';
 import { CounterBook, type TrafficDeltas } from './accounting.js';
@@ -27,7 +27,7 @@ export interface TrafficServiceDeps {
   core: CoreControl;
   clock: Clock;
   /** Emits the tick's events; when it can also subscribe, client changes made elsewhere trigger a full quota sweep. */
-  events: EventSink & Partial<Pick<EventBus, 'on'>>;
+  events: EventChannel;
   settings: { effective(): Promise<Settings> };
   /** The core's access log (host agent); without it no client IPs are recorded. */
   accessLog?: AccessLogSource;

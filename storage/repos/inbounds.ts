@@ -41,7 +41,7 @@ const toRow = (w: InboundWrite) => {
 };
 
 export function inboundsRepo(c: Conn): InboundsRepo {
-  const { inbounds, fallbacks, clients, clientInbounds, clientTraffics, nodes } = c.t;
+  const { inbounds, fallbacks, clients, clientInbounds, nodes } = c.t;
 
   const repo: InboundsRepo = {
     async list() {
@@ -202,30 +202,40 @@ const ID_SPAN = 2 ** 31;
  * boolean's label and value) merged into as few pieces as possible. Large inbounds are split at the median client
  * id into two halves built at once on two pooled connections (both cores), each half giving both arrays from the
  * same rows; the halves are read committed like any two statements, so a client changed meanwhile can show in its
- * new state in one half only (each client's entry and stat stay consistent). Each half runs with JIT and Memoize
- * off (SET LOCAL through set_config, in a short transaction): with statistics the plan's cost crosses
- * jit_above_cost, and the planner adds a Memoize node that never hits (ids are unique); on an analyzed copy of the
- * 100k benchmark database the two cost ~20% more CPU.
+ * new state in one half only (each client's entry and stat stay consistent). Each statement runs with JIT and
+ * Memoize off (SET LOCAL through set_config, in a short transaction; not inside a caller's transaction, where it
+ * would outlive the statement): with statistics the plan's cost crosses jit_above_cost, and the planner adds a
+ * Memoize node that never hits (ids are unique); on an analyzed copy of the 100k benchmark database the two cost
+ * ~20% more CPU.
  */
 async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
-  const [size] = await raw<{ n: number; mid: number | null }>(c,
-    `SELECT count(*)::int AS n, percentile_disc(0.5) WITHIN GROUP (ORDER BY client_id) AS mid FROM client_inbounds WHERE inbound_id = ?`,
-    [inboundId]);
-  const n = Number(size?.n ?? 0);
-  if (n === 0 || size?.mid == null) return joinHalves([], withClients);
   const text = pgAttachedSql(inboundId, project, withClients);
   // $1 the inbound, $2/$3 the client id range [from, to)
-  const args = (from: number, to: number) => [inboundId, from, to];
-  let halves: Half[];
-  if (n < SPLIT_MIN || c.inTx) {
-    halves = await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN));
-  } else {
-    const mid = Number(size.mid);
-    const half = (from: number, to: number) => withPlannerSettings(c, { jit: 'off', enable_memoize: 'off' },
-      async (tx) => (await raw<Half>(tx, text, args(from, to)))[0]!);
-    halves = await Promise.all([half(-ID_SPAN, mid), half(mid, ID_SPAN)]);
-  }
-  return joinHalves(halves, withClients);
+  const read = (from: number, to: number) => (c.inTx
+    ? raw<Half>(c, text, [inboundId, from, to])
+    : withPlannerSettings(c, { jit: 'off', enable_memoize: 'off' }, (tx) => raw<Half>(tx, text, [inboundId, from, to]))
+  ).then((rows) => rows[0]!);
+  return joinHalves(await readHalves(c, inboundId, !c.inTx, read), withClients);
+}
+
+/** Reads one client id range [from, to) of an inbound: its Half. */
+type ReadRange = (from: number, to: number) => Promise<Half>;
+
+/**
+ * An inbound's Halves in client id order: one read over every client, or, with `split` and at least SPLIT_MIN
+ * clients, two reads at once split at the median client id, the upper half by `readUpper`. The upper read is started
+ * first: on SQLite the lower one then runs on this thread (a libsql statement holds it) while the worker runs the other.
+ */
+async function readHalves(c: Conn, inboundId: number, split: boolean, read: ReadRange, readUpper: ReadRange = read): Promise<Half[]> {
+  const [size] = await raw<{ n: unknown }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [inboundId]);
+  const n = Number(size?.n ?? 0);
+  if (n === 0) return [];
+  if (n < SPLIT_MIN || !split) return [await read(-ID_SPAN, ID_SPAN)];
+  const [median] = await raw<{ id: unknown }>(c,
+    'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?', [inboundId, Math.floor(n / 2)]);
+  const mid = Number(median!.id);
+  const upper = readUpper(mid, ID_SPAN);
+  return Promise.all([read(-ID_SPAN, mid), upper]);
 }
 
 /**
@@ -259,20 +269,17 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
  */
 async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
   const text = sqliteAttachedSql(project, withClients);
-  const args = (from: number, to: number) => [inboundId, from, to];
   const aside = c.readAside;
-  const [size] = await raw<{ n: number }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [inboundId]);
-  const n = Number(size?.n ?? 0);
-  if (n === 0) return joinHalves([], withClients);
-  if (n < SPLIT_MIN || !aside) return joinHalves(await raw<Half>(c, text, args(-ID_SPAN, ID_SPAN)), withClients);
-  const [median] = await raw<{ id: number }>(c,
-    'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?', [inboundId, Math.floor(n / 2)]);
-  const mid = Number(median!.id);
-  // The worker's half is sent first: it runs while this thread runs the other. Should the worker fail, its half is
-  // read here instead.
-  const upper = aside(text, args(mid, ID_SPAN)).catch(() => raw<Half>(c, text, args(mid, ID_SPAN)));
-  const lower = await raw<Half>(c, text, args(-ID_SPAN, mid));
-  return joinHalves([lower[0]!, (await upper)[0] as Half], withClients);
+  const read: ReadRange = async (from, to) => (await raw<Half>(c, text, [inboundId, from, to]))[0]!;
+  // The upper half on the worker; should the worker fail, it is read here instead.
+  const readAside: ReadRange = async (from, to) => {
+    try {
+      return (await aside!(text, [inboundId, from, to]))[0] as Half;
+    } catch {
+      return read(from, to);
+    }
+  };
+  return joinHalves(await readHalves(c, inboundId, aside !== null, read, readAside), withClients);
 }
 
 /** The SQLite statement of one half (see sqliteAttachedJson): `c` and `s` as in Half; ? the inbound and the id range [from, to). */

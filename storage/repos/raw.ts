@@ -17,11 +17,14 @@ export function withPlannerSettings<T>(c: Conn, settings: Record<string, string>
   });
 }
 
+/** Statement arguments as libsql takes them (booleans as 1/0, the way the schema stores them). */
+export const sqliteArgs = (args: unknown[]): unknown[] => args.map((a) => (typeof a === 'boolean' ? (a ? 1 : 0) : a));
+
 export async function raw<T = Record<string, unknown>>(c: Conn, text: string, args: unknown[] = []): Promise<T[]> {
   const session = (c.db as unknown as { session: { client: any; tx?: any } }).session;
   if (c.dialect === 'sqlite') {
     const target = session.tx ?? session.client;
-    const res = await target.execute({ sql: text, args: args.map((a) => (typeof a === 'boolean' ? (a ? 1 : 0) : a)) });
+    const res = await target.execute({ sql: text, args: sqliteArgs(args) });
     return res.rows as T[];
   }
   let i = 0;

@@ -418,6 +418,30 @@ describe.each(testDatabases())('server tools on $name', (db) => {
       expect(await emailsOf(fresh, 'mine')).toEqual([]);
     });
 
+    it('importDB: inbounds/get shows the imported clients at once (no settings.clients text kept from before)', async () => {
+      const ib = (await call(t, 'POST', '/panel/api/inbounds/add', { port: 42101, protocol: 'vless', streamSettings: { network: 'ws' } }, s)).json.obj.id;
+      expect((await call(t, 'POST', '/panel/api/clients/add', { client: { email: 'kept-before@x' }, inboundIds: [ib] }, s)).json.success).toBe(true);
+      const emailsOf = async (session: Session) =>
+        (await call(t, 'GET', `/panel/api/inbounds/get/${ib}`, undefined, session)).json.obj.settings.clients.map((c: any) => c.email);
+      expect(await emailsOf(s)).toEqual(['kept-before@x']);
+      expect(await emailsOf(s)).toEqual(['kept-before@x']); // read twice: its text is kept
+      // The upload holds an inbound with the same id and another client.
+      const other = await createTestApp(db);
+      const os = await login(other);
+      let otherId = 0;
+      for (let port = 43001; otherId < ib; port++) {
+        otherId = (await call(other, 'POST', '/panel/api/inbounds/add', { port, protocol: 'vless', streamSettings: { network: 'ws' } }, os)).json.obj.id;
+      }
+      expect(otherId).toBe(ib);
+      expect((await call(other, 'POST', '/panel/api/clients/add', { client: { email: 'from-upload@x' }, inboundIds: [ib] }, os)).json.success).toBe(true);
+      const upload = await other.store.backup.snapshot();
+      await other.close();
+      const form = new FormData();
+      form.set('db', new File([upload as Uint8Array<ArrayBuffer>], 'backup.db'));
+      expect((await call(t, 'POST', `${S}/importDB`, form, s)).json.success).toBe(true);
+      expect(await emailsOf(await login(t))).toEqual(['from-upload@x']);
+    });
+
     it('importDB refuses what is not a database of this panel and changes nothing', async () => {
       await t.services.settings.update({ subTitle: 'untouched' });
       const send = (data: Uint8Array | string) => {
