@@ -128,7 +128,12 @@ export const clientTraffics = pgTable('client_traffics', {
   enable: bool('enable').notNull().default(true),
   /** Unix seconds of the last tick in which the counters moved; 0 never. */
   lastOnline: num('last_online').notNull().default(0),
-});
+}, (t) => [
+  // PostgreSQL only: inbounds/get joins every client of an inbound to its counters by email. The primary key's
+  // btree compares emails with the database collation (strcoll), ~60 of ~100 ms for 20,000 clients; a hash probe
+  // needs one hash and one equality check, ~30 ms less. SQLite compares bytes (BINARY) and needs no twin.
+  index('client_traffics_email_hash_idx').using('hash', t.email),
+]);
 
 /** Emails of deleted clients, so that a node sync cannot bring them back. */
 export const clientTombstones = pgTable('client_tombstones', {

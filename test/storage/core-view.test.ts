@@ -89,4 +89,17 @@ describe.each(testDatabases().filter((d) => d.name === 'pg'))('client_traffics s
       await conn.close();
     }
   });
+
+  it('has a hash index on email for the inbounds/get join (migration 0006)', async () => {
+    const url = await db.freshUrl();
+    const store = await openStore(url);
+    const conn = await connect(url);
+    try {
+      const rows = await conn.all<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'client_traffics'`);
+      expect(rows.map((r) => r.indexdef)).toContainEqual(expect.stringMatching(/USING hash \(email\)/));
+    } finally {
+      await store.close();
+      await conn.close();
+    }
+  });
 });

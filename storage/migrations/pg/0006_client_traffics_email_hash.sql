@@ -1,0 +1,1 @@
+CREATE INDEX "client_traffics_email_hash_idx" ON "client_traffics" USING hash ("email");
