@@ -102,7 +102,7 @@ export class InboundsService {
     private userId = 1,
   ) {
     const dropAll = () => this.clientsText.dropAll();
-    events.on?.('clients.changed', dropAll);
+    events.on?.('clients.changed', (e) => this.clientsText.clientsChanged(e.emails));
     events.on?.('inbounds.changed', dropAll);
     events.on?.('groups.changed', dropAll);
     events.on?.('traffic.tick', (t) => { if (t.clients.length) this.clientsText.trafficMoved(); });
@@ -163,19 +163,19 @@ export class InboundsService {
    * `get` as JSON text: the inbound's fields stringified here, its `settings.clients` and `clientStats` arrays
    * spliced in as text built by the database (an inbound with 20,000 clients is a 10 MB body; building and then
    * stringifying 40,000 objects cost more than everything else). Same JSON as JSON.stringify(await get(id)).
-   * `settings.clients` comes from the texts kept of earlier reads where there is one (clients-text-cache.ts): then
-   * only `clientStats` is built.
+   * `settings.clients` comes from the texts kept of earlier reads where there is one (clients-text-cache.ts), with
+   * the entries of clients changed since patched in: then only `clientStats` is built.
    */
   async getJson(id: number): Promise<string> {
     const ib = await this.mustGet(id);
     const multi = MULTI_CLIENT_PROTOCOLS.includes(ib.protocol);
     const project = { protocol: ib.protocol, flowEligible: flowEligible(ib.protocol, ib.streamSettings) };
     const shape = `${project.protocol}/${project.flowEligible}`;
-    const kept = multi ? this.clientsText.get(id, shape) : null;
     const since = this.clientsText.mark;
+    const kept = multi ? await this.clientsText.get(id, shape, (emails) => this.store.inbounds.clientEntriesJson(id, project, emails)) : null;
     const arrays = await this.store.inbounds.attachedJson(id, project, multi && kept === null);
     const clients = kept ?? arrays.clients ?? '[]';
-    if (multi && kept === null) this.clientsText.put(id, shape, clients, arrays.delayedStart, since);
+    if (multi && kept === null) this.clientsText.put(id, shape, clients, arrays.lastClientId, arrays.delayedStart, since);
     const mark = `\u0001${randomAlnum(24)}`;
     const view: Record<string, unknown> & { settings: Json } = { ...this.view(ib, [], false), clientStats: `${mark}s` };
     if (multi) view.settings.clients = `${mark}c`;

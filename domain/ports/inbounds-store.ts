@@ -48,6 +48,11 @@ export interface InboundsRepo {
    * With `withClients` false only the stats are built (`clients` null).
    */
   attachedJson(inboundId: number, project: AttachedJsonProjection, withClients?: boolean): Promise<AttachedJson>;
+  /**
+   * The `settings.clients` entries (as attachedJson builds them) of those of `emails` attached to the inbound, in
+   * client id order; emails not attached to it are left out. For patching a kept array after a few client changes.
+   */
+  clientEntriesJson(inboundId: number, project: AttachedJsonProjection, emails: string[]): Promise<ClientEntryJson[]>;
   fallbacks(masterId: number): Promise<FallbackRule[]>;
   /** Replaces the whole fallback list of a master in one transaction. */
   replaceFallbacks(masterId: number, rules: FallbackInput[]): Promise<FallbackRule[]>;
@@ -64,6 +69,17 @@ export interface AttachedJson {
   clients: string | null;
   stats: string;
   /** Some attached client has a delayed expiry (negative expiryTime), which its first traffic starts. */
+  delayedStart: boolean;
+  /** The highest attached client id (0 when none). */
+  lastClientId: number;
+}
+
+/** One client's `settings.clients` entry as JSON text. */
+export interface ClientEntryJson {
+  id: number;
+  email: string;
+  json: string;
+  /** The client has a delayed expiry (negative expiryTime). */
   delayedStart: boolean;
 }
 

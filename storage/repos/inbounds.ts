@@ -137,6 +137,18 @@ export function inboundsRepo(c: Conn): InboundsRepo {
     async attachedJson(inboundId, project, withClients = true) {
       return (c.dialect === 'pg' ? pgAttachedJson : sqliteAttachedJson)(c, inboundId, project, withClients);
     },
+    async clientEntriesJson(inboundId, project, emails) {
+      if (emails.length === 0) return [];
+      const text = c.dialect === 'pg' ? pgEntriesSql(inboundId, project) : sqliteEntriesSql(project);
+      const rows = await raw<{ id: unknown; e: string; j: string; d: unknown }>(c, text, [inboundId, JSON.stringify(emails)]);
+      return rows.map((r) => ({
+        id: Number(r.id),
+        // SQLite gives the email as stored, PostgreSQL as JSON text (the value its entry shows)
+        email: c.dialect === 'pg' ? (JSON.parse(r.e) as string) : r.e,
+        json: r.j,
+        delayedStart: r.d === true || Number(r.d) === 1,
+      }));
+    },
     async fallbacks(masterId) {
       return c.db.select().from(fallbacks).where(eq(fallbacks.masterId, masterId)).orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
     },
@@ -242,7 +254,7 @@ async function readHalves(c: Conn, inboundId: number, split: boolean, read: Read
  * One half's arrays: the clients and the stats text without brackets, null when the half holds no client (or the
  * clients were not asked for); `d` whether a client of the half has a delayed expiry (SQLite 0/1, PostgreSQL bool).
  */
-type Half = { c: string | null; s: string | null; d: unknown };
+type Half = { c: string | null; s: string | null; d: unknown; m: unknown };
 
 /** The arrays of the halves, in order. */
 function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
@@ -255,6 +267,7 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
     clients: withClients ? join(halves.map((h) => h.c)) : null,
     stats: join(halves.map((h) => h.s)),
     delayedStart: halves.some((h) => h.d === true || Number(h.d) === 1),
+    lastClientId: halves.reduce((m, h) => Math.max(m, Number(h.m ?? 0)), 0),
   };
 }
 
@@ -282,8 +295,30 @@ async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJ
   return joinHalves(await readHalves(c, inboundId, aside !== null, read, readAside), withClients);
 }
 
-/** The SQLite statement of one half (see sqliteAttachedJson): `c` and `s` as in Half; ? the inbound and the id range [from, to). */
+/** The SQLite statement of one half (see sqliteAttachedJson): `c`, `s`, `d`, `m` as in Half; ? the inbound and the id range [from, to). */
 function sqliteAttachedSql(project: AttachedJsonProjection, withClients: boolean): string {
+  const { client, stat } = sqliteObjects(project);
+  return `SELECT ${withClients ? `group_concat(${client}, ',')` : 'NULL'} AS c, group_concat(${stat}, ',') AS s, max(q.expiry_time < 0) AS d, max(q.id) AS m
+    FROM ${sqliteRows('ci.client_id >= ? AND ci.client_id < ?')}`;
+}
+
+/** The SQLite statement of clientEntriesJson: ? the inbound and the emails as a JSON array. */
+function sqliteEntriesSql(project: AttachedJsonProjection): string {
+  const { client } = sqliteObjects(project);
+  return `SELECT q.id AS id, q.email AS e, ${client} AS j, q.expiry_time < 0 AS d
+    FROM ${sqliteRows('cl.email IN (SELECT value FROM json_each(?))')}`;
+}
+
+/** The rows both SQLite statements build from, as `q`, in client id order: the inbound (?) and `where`. */
+const sqliteRows = (where: string) => `(SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
+        cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
+        cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
+        COALESCE(ct.last_online, 0) AS last_online
+      FROM client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email
+      WHERE ci.inbound_id = ? AND ${where} ORDER BY ci.client_id) q`;
+
+/** The SQLite expressions of one client's `settings.clients` entry and `clientStats` entry over `q`. */
+function sqliteObjects(project: AttachedJsonProjection): { client: string; stat: string } {
   // A field with a condition is present only when it holds.
   const str = (e: string) => e;
   const num = (e: string) => e;
@@ -316,17 +351,36 @@ function sqliteAttachedSql(project: AttachedJsonProjection, withClients: boolean
     ['up', num('q.up')], ['down', num('q.down')], ['total', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')],
     ['reset', num('q.reset_days')], ['lastOnline', num('q.last_online')], ['uuid', str('q.uuid')], ['subId', str('q.sub_id')],
   ]);
-  return `SELECT ${withClients ? `group_concat(${client}, ',')` : 'NULL'} AS c, group_concat(${stat}, ',') AS s, max(q.expiry_time < 0) AS d
-    FROM (SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
-        cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
-        cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
-        COALESCE(ct.last_online, 0) AS last_online
-      FROM client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email
-      WHERE ci.inbound_id = ? AND ci.client_id >= ? AND ci.client_id < ? ORDER BY ci.client_id) q`;
+  return { client, stat };
 }
 
-/** The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets. */
+/** The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets; `d`, `m` as in Half. */
 function pgAttachedSql(inboundId: number, project: AttachedJsonProjection, withClients: boolean): string {
+  const { client, stat } = pgObjects(inboundId, project);
+  return `SELECT ${withClients ? `string_agg(${client}, ',')` : 'NULL'} AS c, string_agg(${stat}, ',') AS s, bool_or(q.delayed) AS d, max(q.id) AS m
+    FROM (SELECT client_id FROM client_inbounds WHERE inbound_id = $1 AND client_id >= $2::bigint AND client_id < $3::bigint ORDER BY client_id) ci,
+    ${PG_CLIENT_ROW}`;
+}
+
+/** The statement of clientEntriesJson: $1 the inbound, $2 the emails as a JSON array; `e` is the email as JSON text. */
+function pgEntriesSql(inboundId: number, project: AttachedJsonProjection): string {
+  const { client } = pgObjects(inboundId, project);
+  return `SELECT q.id, q.e, ${client} AS j, q.delayed AS d
+    FROM (SELECT client_id FROM client_inbounds WHERE inbound_id = $1
+      AND client_id IN (SELECT id FROM clients WHERE email IN (SELECT json_array_elements_text($2::json)))) ci,
+    ${PG_CLIENT_ROW}`;
+}
+
+/** One client's row (by primary key, its counters by email) as `q`, for each `ci.client_id`; the columns pgObjects uses. */
+const PG_CLIENT_ROW = `LATERAL (SELECT cl.id, to_json(cl.email)::text AS e, to_json(cl.uuid)::text AS u, to_json(cl.sub_id)::text AS s,
+        cl.total_bytes::text AS tot, cl.expiry_time::text AS exp, cl.reset_days::text AS rst, cl.enable, cl.password, cl.auth,
+        cl.flow, cl.security, cl.method, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.created_at, cl.updated_at,
+        COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
+        COALESCE(ct.last_online, 0) AS last_online, cl.expiry_time < 0 AS delayed
+      FROM clients cl LEFT JOIN client_traffics ct ON ct.email = cl.email WHERE cl.id = ci.client_id OFFSET 0) q`;
+
+/** The PostgreSQL expressions of one client's `settings.clients` entry and `clientStats` entry over `q`. */
+function pgObjects(inboundId: number, project: AttachedJsonProjection): { client: string; stat: string } {
   if (!Number.isSafeInteger(inboundId)) throw new Error(`inbound id ${inboundId}`);
   // A field's expr is SQL text that is already JSON (to_json for strings, ::text for numbers), or with kind 'b' a
   // boolean column, or with 'lit' constant JSON; a field with `when` is present only when that holds. Constant
@@ -380,12 +434,5 @@ function pgAttachedSql(inboundId: number, project: AttachedJsonProjection, withC
     ['up', 'q.up::text'], ['down', 'q.down::text'], ['total', 'q.tot'], ['expiryTime', 'q.exp'],
     ['reset', 'q.rst'], ['lastOnline', 'q.last_online::text'], ['uuid', 'q.u'], ['subId', 'q.s'],
   ]);
-  return `SELECT ${withClients ? `string_agg(${client}, ',')` : 'NULL'} AS c, string_agg(${stat}, ',') AS s, bool_or(q.delayed) AS d
-    FROM (SELECT client_id FROM client_inbounds WHERE inbound_id = $1 AND client_id >= $2::bigint AND client_id < $3::bigint ORDER BY client_id) ci,
-    LATERAL (SELECT cl.id, to_json(cl.email)::text AS e, to_json(cl.uuid)::text AS u, to_json(cl.sub_id)::text AS s,
-        cl.total_bytes::text AS tot, cl.expiry_time::text AS exp, cl.reset_days::text AS rst, cl.enable, cl.password, cl.auth,
-        cl.flow, cl.security, cl.method, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.created_at, cl.updated_at,
-        COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
-        COALESCE(ct.last_online, 0) AS last_online, cl.expiry_time < 0 AS delayed
-      FROM clients cl LEFT JOIN client_traffics ct ON ct.email = cl.email WHERE cl.id = ci.client_id OFFSET 0) q`;
+  return { client, stat };
 }

@@ -15,6 +15,8 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
   let M = 0;
   /** withClients of every attachedJson call since the last look. */
   let built: boolean[] = [];
+  /** The emails of every clientEntriesJson call since the last look. */
+  let patched: string[][] = [];
   const post = async (path: string, body?: unknown) => {
     const r = await call(t, 'POST', path, body, s);
     expect(r.json.success, r.json.msg).toBe(true);
@@ -23,10 +25,11 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
   /** The text, checked against the object path; returns it parsed and whether it built the clients array. */
   const read = async (id: number) => {
     built = [];
+    patched = [];
     const text = await t.services.inbounds.getJson(id);
     const rebuilt = built[0]!;
     expect(text === JSON.stringify(await t.services.inbounds.get(id)), 'getJson equals JSON.stringify(get)').toBe(true);
-    return { obj: JSON.parse(text), rebuilt };
+    return { obj: JSON.parse(text), rebuilt, patched };
   };
   const tick = async (clients: { email: string; up: number; down: number }[]) => {
     const at = t.clock.now();
@@ -41,6 +44,11 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
     t.store.inbounds.attachedJson = (id, project, withClients = true) => {
       built.push(withClients);
       return attachedJson(id, project, withClients);
+    };
+    const clientEntriesJson = t.store.inbounds.clientEntriesJson.bind(t.store.inbounds);
+    t.store.inbounds.clientEntriesJson = (id, project, emails) => {
+      patched.push(emails);
+      return clientEntriesJson(id, project, emails);
     };
     V = (await post(`${B}/add`, {
       port: 32001, protocol: 'vless', settings: { decryption: 'none' },
@@ -65,13 +73,29 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
   });
 
   it.each([
-    ['a client update', async () => { await post(`${C}/update/k1@x`, { email: 'k1@x', comment: 'changed', flow: 'xtls-rprx-vision', group: 'team', inboundIds: [V, M] }); }],
-    ['a new client', async () => { await post(`${C}/add`, { client: { email: 'new@x' }, inboundIds: [V] }); }],
-    ['a detach', async () => { await post(`${C}/new@x/detach`, { inboundIds: [V] }); }],
-    ['an attach', async () => { await post(`${C}/new@x/attach`, { inboundIds: [V] }); }],
-    ['a deletion', async () => { await post(`${C}/del/new@x`); }],
-    ['a group rename', async () => { await post(`${C}/groups/rename`, { oldName: 'team', newName: 'crew' }); }],
-    ['a bulk adjustment', async () => { await post(`${C}/bulkAdjust`, { emails: ['k2@x'], addDays: 0, addBytes: 1024 }); }],
+    ['a client update', ['k1@x'], async () => { await post(`${C}/update/k1@x`, { email: 'k1@x', comment: 'changed', flow: 'xtls-rprx-vision', group: 'team', inboundIds: [V, M] }); }],
+    ['a new client', ['new@x'], async () => { await post(`${C}/add`, { client: { email: 'new@x' }, inboundIds: [V] }); }],
+    ['a detach', ['new@x'], async () => { await post(`${C}/new@x/detach`, { inboundIds: [V] }); }],
+    ['a deletion', ['k5@x'], async () => { await post(`${C}/del/k5@x`); }],
+    ['a bulk adjustment', ['k2@x', 'k4@x'], async () => { await post(`${C}/bulkAdjust`, { emails: ['k2@x', 'k4@x'], addDays: 0, addBytes: 1024 }); }],
+    ['a traffic reset', ['k6@x'], async () => { await post(`${C}/resetTraffic/k6@x`); }],
+    // the database's JSON of the email must be what the patch looks for
+    ['a new client with quotes and non-ASCII in its email', ['"ü😀"@x'], async () => { await post(`${C}/add`, { client: { email: '"ü😀"@x' }, inboundIds: [V] }); }],
+    ['its update', ['"ü😀"@x'], async () => { await post(`${C}/update/${encodeURIComponent('"ü😀"@x')}`, { email: '"ü😀"@x', comment: 'é', inboundIds: [V] }); }],
+  ])('after %s only the changed entries are read and patched in', async (_, emails, change) => {
+    await read(V);
+    expect((await read(V)).rebuilt).toBe(false);
+    await change();
+    const after = await read(V); // equal to the object path, checked in read()
+    expect(after.rebuilt).toBe(false);
+    expect(after.patched).toEqual([emails]);
+    expect((await read(V)).patched).toEqual([]); // patched once, kept
+  });
+
+  it.each([
+    ['an attach of an older client', async () => { await post(`${C}/new@x/attach`, { inboundIds: [V] }); }],
+    ['a rename', async () => { await post(`${C}/update/k7@x`, { email: 'k7-renamed@x', flow: 'xtls-rprx-vision', group: 'team', inboundIds: [V, M] }); }],
+    ['a group rename (more clients than a patch takes)', async () => { await post(`${C}/groups/rename`, { oldName: 'team', newName: 'crew' }); }],
     ['an inbound change (flow no longer eligible)', async () => { await post(`${B}/update/${V}`, { port: 32001, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } }); }],
   ])('after %s the clients array is built again', async (_, change) => {
     await read(V);
@@ -85,7 +109,11 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
     const byEmail = new Map(obj.settings.clients.map((c: { email: string }) => [c.email, c]));
     expect(byEmail.get('k1@x')).toMatchObject({ comment: 'changed', group: 'crew', flow: '' });
     expect(byEmail.get('k2@x')).toMatchObject({ totalGB: 3072 });
-    expect(byEmail.has('new@x')).toBe(false);
+    expect(byEmail.get('new@x')).toMatchObject({ email: 'new@x' });
+    expect(byEmail.has('k5@x')).toBe(false);
+    expect(byEmail.has('k7@x')).toBe(false);
+    expect(byEmail.get('k7-renamed@x')).toMatchObject({ group: 'crew' });
+    expect(byEmail.get('"ü😀"@x')).toMatchObject({ comment: 'é' });
   });
 
   it('a tick that starts a delayed expiry builds the clients array again; other ticks do not', async () => {
