@@ -146,7 +146,7 @@ export function inboundsRepo(c: Conn): InboundsRepo {
         // SQLite gives the email as stored, PostgreSQL as JSON text (the value its entry shows)
         email: c.dialect === 'pg' ? (JSON.parse(r.e) as string) : r.e,
         json: r.j,
-        delayedStart: r.d === true || Number(r.d) === 1,
+        delayedStart: sqlBool(r.d),
       }));
     },
     async fallbacks(masterId) {
@@ -266,7 +266,7 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
   return {
     clients: withClients ? join(halves.map((h) => h.c)) : null,
     stats: join(halves.map((h) => h.s)),
-    delayedStart: halves.some((h) => h.d === true || Number(h.d) === 1),
+    delayedStart: halves.some((h) => sqlBool(h.d)),
     lastClientId: halves.reduce((m, h) => Math.max(m, Number(h.m ?? 0)), 0),
   };
 }

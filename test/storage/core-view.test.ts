@@ -2,11 +2,10 @@
 // one JSON text on SQLite, plain rows on PostgreSQL): every field mapped, per-inbound lists in client id order,
 // disabled clients, disabled inbounds and node inbounds left out. Plus the PostgreSQL storage parameter of
 // client_traffics that keeps the traffic tick's updates on the page (migration 0001).
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { testDatabases, freshStoreAndConn } from '../support/databases.js';
-import { openStore } from '../../storage/store.js';
-import { connect, type Connection } from '../../storage/conn.js';
+import type { Connection } from '../../storage/conn.js';
 import type { Store } from '../../domain/ports/store.js';
 
 describe.each(testDatabases())('core view load on $name', (db) => {
@@ -70,36 +69,30 @@ describe.each(testDatabases())('core view load on $name', (db) => {
 });
 
 describe.each(testDatabases().filter((d) => d.name === 'pg'))('client_traffics storage on $name', (db) => {
+  let store: Store;
+  let conn: Connection;
+  beforeAll(async () => {
+    ({ store, conn } = await freshStoreAndConn(db));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await conn?.close();
+  });
+
   it('leaves half of each page free for HOT updates by the traffic tick (fillfactor 50)', async () => {
-    const url = await db.freshUrl();
-    const store = await openStore(url);
-    const conn = await connect(url);
-    try {
-      const [row] = await conn.all<{ reloptions: string[] | null }>(sql`SELECT reloptions FROM pg_class WHERE relname = 'client_traffics'`);
-      expect(row!.reloptions).toContain('fillfactor=50');
-      // SET LOCAL in the tick's transaction does not leak into the session.
-      await conn.tx(async (tx) => {
-        await tx.exec(sql`INSERT INTO client_traffics (email) VALUES ('a@x')`);
-      });
-      await store.traffic.applyDeltas({ clients: [{ email: 'a@x', up: 3, down: 4 }], inbounds: [], outbounds: [] }, 5000);
-      const [t] = await conn.all<{ up: unknown; down: unknown }>(sql`SELECT up, down FROM client_traffics WHERE email = 'a@x'`);
-      expect([Number(t!.up), Number(t!.down)]).toEqual([3, 4]);
-    } finally {
-      await store.close();
-      await conn.close();
-    }
+    const [row] = await conn.all<{ reloptions: string[] | null }>(sql`SELECT reloptions FROM pg_class WHERE relname = 'client_traffics'`);
+    expect(row!.reloptions).toContain('fillfactor=50');
+    // SET LOCAL in the tick's transaction does not leak into the session.
+    await conn.tx(async (tx) => {
+      await tx.exec(sql`INSERT INTO client_traffics (email) VALUES ('a@x')`);
+    });
+    await store.traffic.applyDeltas({ clients: [{ email: 'a@x', up: 3, down: 4 }], inbounds: [], outbounds: [] }, 5000);
+    const [t] = await conn.all<{ up: unknown; down: unknown }>(sql`SELECT up, down FROM client_traffics WHERE email = 'a@x'`);
+    expect([Number(t!.up), Number(t!.down)]).toEqual([3, 4]);
   });
 
   it('has a hash index on email for the inbounds/get join (migration 0006)', async () => {
-    const url = await db.freshUrl();
-    const store = await openStore(url);
-    const conn = await connect(url);
-    try {
-      const rows = await conn.all<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'client_traffics'`);
-      expect(rows.map((r) => r.indexdef)).toContainEqual(expect.stringMatching(/USING hash \(email\)/));
-    } finally {
-      await store.close();
-      await conn.close();
-    }
+    const rows = await conn.all<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'client_traffics'`);
+    expect(rows.map((r) => r.indexdef)).toContainEqual(expect.stringMatching(/USING hash \(email\)/));
   });
 });
