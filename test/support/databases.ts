@@ -30,10 +30,13 @@ const libsql: TestDatabase = {
 };
 
 let dbCounter = 0;
+// Set by the global setup: names this run's databases so that teardown drops only them, and runs in other
+// checkouts on the same server keep theirs.
+const runId = () => process.env.PANEL_TEST_RUN_ID ?? String(process.pid);
 const pg: TestDatabase = {
   name: 'pg',
   async freshUrl() {
-    const name = `panel_test_${process.pid}_${Date.now()}_${dbCounter++}`;
+    const name = `panel_test_${runId()}_${process.pid}_${dbCounter++}`;
     const admin = postgres(pgBase!, { max: 1, onnotice: () => {} });
     try {
       await admin.unsafe(`CREATE DATABASE ${name}`);
@@ -60,12 +63,13 @@ export async function freshStore(db: TestDatabase): Promise<Store> {
   return openStore(await db.freshUrl());
 }
 
-/** Drops every test database this run created (call from a globalTeardown). */
+/** Drops the test databases this run created (call from a globalTeardown). */
 export async function dropTestDatabases(): Promise<void> {
   if (!pgBase) return;
+  const prefix = `panel_test_${runId()}_`;
   const admin = postgres(pgBase, { max: 1, onnotice: () => {} });
   try {
-    const rows = await admin`SELECT datname FROM pg_database WHERE datname LIKE 'panel_test_%'`;
+    const rows = await admin`SELECT datname FROM pg_database WHERE starts_with(datname, ${prefix})`;
     for (const r of rows) await admin.unsafe(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
   } finally {
     await admin.end({ timeout: 5 });
