@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AppEnv } from './context.js';
 import { ok } from './envelope.js';
 import { parseBody } from './input.js';
+import { boolish } from '../domain/clients/input.js';
 
 const updateBody = z.object({
   coreSetting: z.string({ error: 'is required' }).min(2, 'must be the JSON text of the core config template').max(5 * 1024 * 1024),
@@ -16,6 +17,8 @@ const testOutboundBody = z.object({
   outbound: z.string({ error: 'is required' }).min(2, 'is required (the outbound as JSON text)').max(1024 * 1024),
   allOutbounds: z.string().max(5 * 1024 * 1024).optional(),
   mode: z.string().max(16).optional(),
+  /** Opt-in for an outbound whose server really is on a private network (refused by default). */
+  allowPrivate: boolish.optional(),
 });
 
 export function coreRoutes() {

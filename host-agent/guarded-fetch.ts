@@ -7,22 +7,15 @@ import { request as httpsRequest } from 'node:https';
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { HttpFetchError, type HttpClient, type HttpRequest, type HttpResponse } from '../domain/ports/http.js';
-import { ipInCidrs, parseCidrList } from '../domain/auth/cidr.js';
+import { isPublicAddress } from '../domain/shared/public-address.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 const USER_AGENT = 'proxy-panel';
 
-/** Targets refused unless allowed: loopback, private, CGNAT, link-local, multicast, reserved, documentation… */
-const NON_PUBLIC = parseCidrList([
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
-  '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-  '::/128', '::1/128', '64:ff9b:1::/48', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8',
-].join(',')).cidrs;
-
-export function isPublicAddress(ip: string): boolean {
-  return isIP(ip) !== 0 && !ipInCidrs(ip, NON_PUBLIC);
-}
+// Which targets are refused (loopback, private, link-local, reserved, and IPv6 forms embedding them) is one
+// domain rule shared with the outbound test's dial.
+export { isPublicAddress };
 
 export interface GuardedFetchOptions {
   /** Allow non-public targets for every request (tests against local fake servers; never in production). */

@@ -229,7 +229,7 @@ export class CoreService {
   }
 
   /** testOutbound: `mode` "tcp" dials; "" runs a full HTTP probe through a temporary core. */
-  async testOutbound(input: { outbound: string; allOutbounds?: string; mode?: string }): Promise<OutboundProbeResult> {
+  async testOutbound(input: { outbound: string; allOutbounds?: string; mode?: string; allowPrivate?: boolean }): Promise<OutboundProbeResult> {
     let outbound: unknown;
     try {
       outbound = JSON.parse(input.outbound);
@@ -254,6 +254,7 @@ export class CoreService {
       outbound: outbound as Record<string, unknown>,
       allOutbounds: (all as unknown[]).filter((o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o)),
       mode: mode as 'tcp' | '',
+      allowPrivate: input.allowPrivate === true,
       url,
     });
   }

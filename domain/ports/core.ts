@@ -43,6 +43,8 @@ export interface OutboundProbeInput {
   /** Every outbound, to resolve `dialerProxy` / `proxySettings.tag` chains. */
   allOutbounds: Record<string, unknown>[];
   mode: 'tcp' | '';
+  /** Allow a first hop on a private, loopback or reserved address (refused by default, as in the guarded fetch). */
+  allowPrivate: boolean;
   /** URL fetched by the full probe. */
   url: string;
 }

@@ -4,7 +4,9 @@ import { spawn } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { connect as tlsConnect } from 'node:tls';
+import { lookup } from 'node:dns/promises';
 import { waitForPort } from './net.js';
+import { isPublicAddress } from '../../domain/shared/public-address.js';
 import type { OutboundProbeInput, OutboundProbeResult } from '../../domain/ports/core.js';
 
 type Obj = Record<string, any>;
@@ -44,10 +46,30 @@ export function resolveChain(outbound: Obj, all: Obj[]): Obj[] {
   return out;
 }
 
-function dial(host: string, port: number): Promise<number> {
+/**
+ * The address to dial for `host`, refusing private, loopback and reserved targets unless allowed (the guarded
+ * fetch's rule), so the probe cannot scan the panel's own host or network. Every resolved address is checked.
+ */
+async function vetTarget(host: string, allowPrivate: boolean): Promise<string> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  } catch (err) {
+    throw new Error(`cannot resolve ${bare}: ${(err as Error).message}`);
+  }
+  if (addresses.length === 0) throw new Error(`cannot resolve ${bare}`);
+  const bad = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a));
+  if (bad !== undefined) {
+    throw new Error(`refused ${bare}: ${bad} is a private, loopback or reserved address (set allowPrivate to test an outbound on a private network)`);
+  }
+  return addresses[0]!;
+}
+
+function dial(host: string, address: string, port: number): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const sock = connect({ host, port, timeout: TIMEOUT_MS });
+    const sock = connect({ host: address, port, timeout: TIMEOUT_MS });
     sock.once('connect', () => { sock.destroy(); resolve(Math.round(performance.now() - t0)); });
     sock.once('timeout', () => { sock.destroy(); reject(new Error(`dial ${host}:${port}: timed out`)); });
     sock.once('error', (e) => { sock.destroy(); reject(new Error(`dial ${host}:${port}: ${e.message}`)); });
@@ -101,11 +123,12 @@ function fetchThroughProxy(proxyPort: number, url: URL): Promise<number> {
 export async function probeOutbound(input: OutboundProbeInput, bin: string | null, env: NodeJS.ProcessEnv): Promise<OutboundProbeResult> {
   try {
     const chain = resolveChain(input.outbound, input.allOutbounds);
+    // The first hop dialled from this host is the last outbound of the chain.
+    const target = [...chain].reverse().map(serverOf).find((s) => s !== null);
+    const address = target ? await vetTarget(target.host, input.allowPrivate) : null;
     if (input.mode === 'tcp') {
-      // The first hop dialled from this host is the last outbound of the chain.
-      const target = [...chain].reverse().map(serverOf).find((s) => s !== null);
-      if (!target) return { success: false, delay: 0, error: 'the outbound has no server address to dial' };
-      return { success: true, delay: await dial(target.host, target.port), error: '' };
+      if (!target || address === null) return { success: false, delay: 0, error: 'the outbound has no server address to dial' };
+      return { success: true, delay: await dial(target.host, address, target.port), error: '' };
     }
     if (!bin) return { success: false, delay: 0, error: 'the full probe needs a core binary (use mode=tcp)' };
     const url = new URL(input.url);

@@ -1,4 +1,5 @@
 // The supervisor and the outbound probe against the real core binary (no panel around them).
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,20 +79,41 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
   });
 
   it('probes an outbound: tcp dial and a full HTTP request through a temporary core', async () => {
-    const ok = await sv.probeOutbound({ outbound: { tag: 'x', protocol: 'freedom', settings: {} }, allOutbounds: [], mode: '', url: target.url('/bytes/10') });
+    const ok = await sv.probeOutbound({ outbound: { tag: 'x', protocol: 'freedom', settings: {} }, allOutbounds: [], mode: '', allowPrivate: false, url: target.url('/bytes/10') });
     expect(ok).toMatchObject({ success: true, error: '' });
     expect(ok.delay).toBeGreaterThanOrEqual(0);
     const [closed] = await freePorts(1);
     const vmess = { tag: 'v', protocol: 'vmess', settings: { vnext: [{ address: '127.0.0.1', port: closed, users: [{ id: 'b831381d-6324-4d53-ad4f-8cda48b30811' }] }] } };
-    const bad = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: '', url: target.url('/bytes/10') });
+    const bad = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: '', allowPrivate: true, url: target.url('/bytes/10') });
     expect(bad.success).toBe(false);
-    const dial = await sv.probeOutbound({ outbound: { ...vmess, settings: { vnext: [{ address: '127.0.0.1', port: target.port, users: [] }] } }, allOutbounds: [], mode: 'tcp', url: '' });
+    const open = { ...vmess, settings: { vnext: [{ address: '127.0.0.1', port: target.port, users: [] }] } };
+    const dial = await sv.probeOutbound({ outbound: open, allOutbounds: [], mode: 'tcp', allowPrivate: true, url: '' });
     expect(dial).toMatchObject({ success: true, error: '' });
-    const refused = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: 'tcp', url: '' });
+    const refused = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: 'tcp', allowPrivate: true, url: '' });
     expect(refused.success).toBe(false);
     expect(refused.error).toMatch(/ECONNREFUSED/);
-    const chain = await sv.probeOutbound({ outbound: { ...vmess, streamSettings: { sockopt: { dialerProxy: 'missing' } } }, allOutbounds: [vmess], mode: 'tcp', url: '' });
+    const chain = await sv.probeOutbound({ outbound: { ...vmess, streamSettings: { sockopt: { dialerProxy: 'missing' } } }, allOutbounds: [vmess], mode: 'tcp', allowPrivate: true, url: '' });
     expect(chain.error).toMatch(/dialerProxy "missing"/);
+  });
+
+  it('refuses to probe a private, loopback or metadata server without the opt-in, dialling nothing', async () => {
+    let accepted = 0;
+    const listener = createServer((sock) => { accepted++; sock.destroy(); });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      for (const address of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1', '169.254.169.254', '10.0.0.1']) {
+        for (const mode of ['tcp', ''] as const) {
+          const outbound = { tag: 'v', protocol: 'vmess', settings: { vnext: [{ address, port, users: [] }] } };
+          const r = await sv.probeOutbound({ outbound, allOutbounds: [], mode, allowPrivate: false, url: target.url('/bytes/10') });
+          expect(r.success, `${address} ${mode}`).toBe(false);
+          expect(r.error, `${address} ${mode}`).toMatch(/refused .*private, loopback or reserved.*allowPrivate/);
+        }
+      }
+      expect(accepted).toBe(0);
+    } finally {
+      listener.close();
+    }
   });
 
   it('stops, and refuses to stop twice', async () => {

@@ -208,7 +208,11 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
     const ob = { tag: 'a', protocol: 'vmess', streamSettings: { sockopt: { dialerProxy: 'b' } } };
     const r = await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: JSON.stringify(ob), allOutbounds: JSON.stringify([ob, { tag: 'b', protocol: 'freedom' }]), mode: 'tcp' }), s);
     expect(r.json).toMatchObject({ success: true, obj: { success: true, delay: 12, error: '' } });
-    expect(t.core.ops('probeOutbound')[0]![0]).toMatchObject({ mode: 'tcp', outbound: ob, allOutbounds: [ob, { tag: 'b', protocol: 'freedom' }] });
+    expect(t.core.ops('probeOutbound')[0]![0]).toMatchObject({ mode: 'tcp', allowPrivate: false, outbound: ob, allOutbounds: [ob, { tag: 'b', protocol: 'freedom' }] });
+    // A server on a private network is probed only on request (the host refuses it otherwise).
+    await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: JSON.stringify(ob), mode: 'tcp', allowPrivate: 'true' }), s);
+    expect(t.core.ops('probeOutbound')[1]![0]).toMatchObject({ allowPrivate: true });
+    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', allowPrivate: 'maybe' }), s)).json.msg).toMatch(/allowPrivate/);
   });
 
   it('the core view repository reads what the builder needs', async () => {
