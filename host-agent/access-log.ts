@@ -105,11 +105,11 @@ export class AccessLogTail implements AccessLogSource {
   }
 }
 
-/** Appends the IP-limit lines to a file (created on first write, mode 0640). */
+/** Appends the IP-limit lines to a file (created on first write, mode 0600). */
 export class FileIpLimitLog implements IpLimitLog {
   constructor(readonly path: string) {}
   async append(lines: readonly string[]): Promise<void> {
     if (lines.length === 0) return;
-    await appendFile(this.path, `${lines.join('\n')}\n`, { mode: 0o640 });
+    await appendFile(this.path, `${lines.join('\n')}\n`, { mode: 0o600 });
   }
 }

@@ -16,10 +16,10 @@ export function createGeoFileStore(dir: string): GeoFileStore {
   return {
     async write(fileName, body) {
       const target = join(dir, safeName(fileName));
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const tmp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
       try {
-        await writeFile(tmp, body, { mode: 0o644 });
+        await writeFile(tmp, body, { mode: 0o600 });
         await rename(tmp, target);
       } catch (err) {
         await rm(tmp, { force: true });

@@ -24,7 +24,7 @@ export function xrayAssetName(platform: string = process.platform, arch: string 
 }
 
 /** Writes bytes atomically: temp file, fsync, rename. */
-export function writeBytesAtomic(path: string, data: Uint8Array, mode = 0o644): void {
+export function writeBytesAtomic(path: string, data: Uint8Array, mode = 0o600): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, mode);
   try {
@@ -92,11 +92,11 @@ export function createServerHost(opts: ServerHostOptions): ServerHost {
 
     async installCoreBinary(zip: Uint8Array): Promise<string> {
       const data = readZipEntry(zip, exe, MAX_BINARY_BYTES);
-      mkdirSync(bin, { recursive: true });
+      mkdirSync(bin, { recursive: true, mode: 0o700 });
       const target = join(bin, exe);
       // Unpack next to the target, check that it runs and is Xray, then move it into place.
       const staged = join(bin, `.${exe}.new.${process.pid}`);
-      writeBytesAtomic(staged, data, 0o755);
+      writeBytesAtomic(staged, data, 0o700);
       try {
         const v = await versionOf(staged);
         if (v.flavour !== 'xray') throw new Error('the unpacked binary is not Xray (its -version output was not recognised)');
@@ -110,7 +110,7 @@ export function createServerHost(opts: ServerHostOptions): ServerHost {
 
     async writeGeoFile(name: string, data: Uint8Array): Promise<void> {
       if (!SAFE_NAME.test(name) || name.includes('..') || !name.endsWith('.dat')) throw new Error(`refused geo file name ${name}`);
-      mkdirSync(bin, { recursive: true });
+      mkdirSync(bin, { recursive: true, mode: 0o700 });
       writeBytesAtomic(join(bin, name), data);
     },
 

@@ -2,7 +2,7 @@
 // `npm run panel -- <command>` (also the package's `bin`): the command-line tool of RUNTIME.md. It opens the
 // store from the same environment as `npm start` and calls the same domain services as the API, so it validates
 // exactly as the API does.
-import { mkdirSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../storage/store.js';
 import { runMigrations } from '../../storage/migrate.js';
@@ -15,6 +15,7 @@ import { SETTING_KEYS } from '../../domain/settings/schema.js';
 import { fileProbe } from '../../host-agent/files.js';
 import { UnavailableCore } from '../../host-agent/core/unavailable-core.js';
 import { readConfig, type NodeConfig } from './config.js';
+import { secureFiles } from './secure-files.js';
 
 const USAGE = `usage: npm run panel -- <command>
 
@@ -45,7 +46,7 @@ function parseArgs(args: string[], flags: string[], valued: string[]) {
 }
 
 async function withServices<T>(config: NodeConfig, fn: (s: Services) => Promise<T>): Promise<T> {
-  mkdirSync(config.dataDir, { recursive: true });
+  secureFiles(config);
   const store = await openStore(config.dbUrl);
   try {
     const services = createServices({
@@ -113,7 +114,7 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
     }
     case 'migrate': {
       if (args.length) throw new UsageError('migrate takes no arguments');
-      mkdirSync(config.dataDir, { recursive: true });
+      secureFiles(config);
       await runMigrations(config.dbUrl);
       out(`migrations applied to ${redact(config.dbUrl)}`);
       return 0;

@@ -6,7 +6,7 @@
 //             stop()   = stop sampler → close WebSockets (1001) and listeners (in-flight requests finish, 2 s grace)
 //                        → stopWork() → close store
 // Background work (the core, jobs, the WebSocket hub) is wired in startWork()/stopWork().
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,7 @@ import { createProcHost } from '../../host-agent/metrics/host.js';
 import { createCoreVarsProbe } from '../../host-agent/metrics/core-vars.js';
 import { createHistoryFile } from '../../host-agent/metrics/history-file.js';
 import type { NodeConfig } from './config.js';
+import { secureFiles } from './secure-files.js';
 import { AccessLogSwitch, JobRunner, TrafficJobs, trafficIntervalMs } from './jobs.js';
 import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
 import { createGeoFileStore } from '../../host-agent/geo-files.js';
@@ -109,7 +110,7 @@ export class PanelServer {
   constructor(private config: NodeConfig, private logger: Logger, private print: (line: string) => void = console.log) {}
 
   async start(): Promise<void> {
-    mkdirSync(this.config.dataDir, { recursive: true });
+    secureFiles(this.config, this.logger);
     this.store = await openStore(this.config.dbUrl);
     // The core: PANEL_CORE_BIN, else $PANEL_DATA_DIR/bin/xray, else xray on PATH. A missing binary is a state.
     const coreBin = this.config.coreBin ?? defaultCoreBin(this.config.dataDir);

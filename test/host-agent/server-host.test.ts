@@ -43,7 +43,7 @@ describe('server host', () => {
     const ok = makeZip([{ name: 'xray', data: '#!/bin/sh\necho "Xray 1.8.24 (Xray, Penetrates Everything.)"\n', deflate: true }]);
     const path = await host.installCoreBinary(ok);
     expect(path).toBe(join(dir, 'bin', 'xray'));
-    expect(statSync(path).mode & 0o777).toBe(0o755);
+    expect(statSync(path).mode & 0o777).toBe(0o700); // runnable by the panel's user only, like the whole data dir
     await expect(host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\necho "V2Ray 4.34.0"\n' }]))).rejects.toThrow(/not Xray/);
     await expect(host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\nexit 3\n' }]))).rejects.toThrow(/does not run|not Xray/);
     await expect(host.installCoreBinary(makeZip([{ name: 'readme', data: 'x' }]))).rejects.toThrow(/not in the archive/);
@@ -55,6 +55,7 @@ describe('server host', () => {
     const host = createServerHost({ dataDir: dir });
     await host.writeGeoFile('geoip.dat', new Uint8Array([1, 2, 3]));
     expect(readFileSync(join(dir, 'bin', 'geoip.dat'))).toEqual(Buffer.from([1, 2, 3]));
+    expect(statSync(join(dir, 'bin', 'geoip.dat')).mode & 0o777).toBe(0o600);
     for (const bad of ['../x.dat', '/etc/x.dat', 'x.txt', '.hidden.dat', 'a/b.dat']) {
       await expect(host.writeGeoFile(bad, new Uint8Array(1)), bad).rejects.toThrow(/refused/);
     }
