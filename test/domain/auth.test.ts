@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
 import { ipInCidrs, normaliseIp, parseCidr, parseCidrList, parseIp, resolveClientIp } from '../../domain/auth/cidr.js';
-import { LoginThrottle, THROTTLE_BLOCK_MS, THROTTLE_WINDOW_MS } from '../../domain/auth/throttle.js';
+import { LoginThrottle, THROTTLE_BLOCK_MS, THROTTLE_WINDOW_MS, USER_DELAY_MAX_MS, USER_FORGET_MS, USER_FREE_FAILURES } from '../../domain/auth/throttle.js';
 import { hashPassword, verifyPassword } from '../../domain/auth/password.js';
 import { SessionSigner } from '../../domain/auth/session.js';
 import { ManualClock } from '../../domain/shared/clock.js';
@@ -107,6 +107,33 @@ describe('login throttle', () => {
     t.recordSuccess('ip', 'u');
     t.recordFailure('ip', 'u');
     expect(t.isBlocked('ip', 'u')).toBe(false);
+  });
+
+  it('slows one username down exponentially after repeated failures from any addresses', () => {
+    const clock = new ManualClock();
+    const t = new LoginThrottle(clock);
+    const fail = (i: number) => t.recordFailure(`198.18.${i >> 8}.${i & 255}`, 'admin');
+    for (let i = 0; i < USER_FREE_FAILURES; i++) fail(i);
+    expect(t.isBlocked('203.0.113.1', 'admin')).toBe(false); // every address got one try: no pair is blocked
+    const waits: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      fail(USER_FREE_FAILURES + i);
+      let waited = 0;
+      while (t.isBlocked('203.0.113.1', 'admin')) { clock.advance(1000); waited += 1000; }
+      waits.push(waited);
+    }
+    expect(waits.slice(0, 6)).toEqual([1000, 2000, 4000, 8000, 16000, 32000]);
+    expect(Math.max(...waits)).toBe(USER_DELAY_MAX_MS);
+    expect(t.isBlocked('203.0.113.1', 'root')).toBe(false); // other usernames are not slowed
+    // A success resets the username; so does a day without failures.
+    t.recordSuccess('203.0.113.1', 'admin');
+    fail(1);
+    expect(t.isBlocked('203.0.113.1', 'admin')).toBe(false);
+    for (let i = 0; i < USER_FREE_FAILURES; i++) fail(i);
+    expect(t.isBlocked('203.0.113.1', 'admin')).toBe(true);
+    clock.advance(USER_FORGET_MS);
+    fail(2);
+    expect(t.isBlocked('203.0.113.1', 'admin')).toBe(false);
   });
 
   it('stays bounded under a flood of distinct pairs, keeping blocked pairs', () => {

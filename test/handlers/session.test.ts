@@ -177,5 +177,26 @@ describe.each(testDatabases())('session on $name', (db) => {
       // A client behind the proxy cannot escape its block by prepending its own X-Forwarded-For entry.
       expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '1.2.3.4, 198.18.1.1' })).json.success).toBe(false);
     });
+
+    it('slows a username down whatever the addresses a trusted proxy reports (rotating X-Forwarded-For)', async () => {
+      t.peer.ip = '127.0.0.1'; // a local process: loopback is a trusted proxy by default
+      const guess = (i: number, password: string) => call({ ...t, app }, 'POST', '/login', { username: ADMIN.username, password }, undefined, {
+        'x-forwarded-for': `198.18.${(i >> 8) & 255}.${i & 255}`, 'x-real-ip': `198.19.0.${i & 255}`,
+      });
+      logLines.length = 0;
+      for (let i = 0; i < 40; i++) {
+        const r = await guess(i, `wrong-${i}`);
+        expect(r.json.msg).toBe('wrong username or password');
+        t.clock.advance(50); // 40 guesses within 2 seconds
+      }
+      // After the free failures the account waits 1 s, 2 s, 4 s…: even the right password from a new address is refused.
+      const right = await guess(1000, ADMIN.password);
+      expect(right.json).toEqual({ success: false, msg: 'wrong username or password', obj: null });
+      // Most of the 40 guesses were refused without checking the password at all.
+      expect(logLines.filter((l) => l.includes('"reason":"throttled"')).length).toBeGreaterThanOrEqual(25);
+      // Once the wait is over, the right password works, from any address.
+      t.clock.advance(15 * 60_000);
+      expect((await guess(1001, ADMIN.password)).json.success).toBe(true);
+    });
   });
 });
