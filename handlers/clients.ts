@@ -12,6 +12,7 @@ import { BUCKETS, SORT_KEYS, type PageQuery } from '../domain/clients/model.js';
 import { identifierProblem } from '../domain/clients/rules.js';
 import { PROTOCOLS } from '../domain/inbounds/model.js';
 import { describeZodError } from './validate.js';
+import { assertJsonInput } from '../domain/shared/json-input.js';
 
 const emailParam = z.object({
   email: z.string().superRefine((v, ctx) => {
@@ -53,11 +54,13 @@ async function clientBody(c: Context<AppEnv>) {
 }
 
 const safeJson = (s: string): unknown => {
+  let parsed: unknown;
   try {
-    return JSON.parse(s);
+    parsed = JSON.parse(s);
   } catch {
     throw new InputError('client: malformed JSON');
   }
+  return assertJsonInput(parsed, 'client');
 };
 
 export function clientRoutes() {

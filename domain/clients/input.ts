@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { FLOWS } from './model.js';
 import { COMMENT_MAX } from './rules.js';
+import { assertJsonInput } from '../shared/json-input.js';
 
 /** Bulk arrays are capped so one request cannot tie up the database for minutes. */
 export const BULK_MAX = 10_000;
@@ -32,7 +33,7 @@ const reverseSchema = z.union([
   z.string().transform((s, ctx) => {
     if (s.trim() === '') return null;
     try {
-      const v = JSON.parse(s);
+      const v = assertJsonInput(JSON.parse(s), 'reverse');
       if (v === null) return null;
       if (v && typeof v === 'object' && typeof v.tag === 'string' && v.tag.length <= 128 && !/[\u0000-\u001f\u007f]/.test(v.tag)) return { tag: v.tag as string };
     } catch { /* fall through */ }
@@ -66,11 +67,13 @@ export type ClientInput = z.infer<typeof clientInput>;
 /** A JSON-encoded client object is accepted too (form posts). */
 export const clientField = z.preprocess((v) => {
   if (typeof v !== 'string') return v;
+  let parsed: unknown;
   try {
-    return JSON.parse(v);
+    parsed = JSON.parse(v);
   } catch {
     return v;
   }
+  return assertJsonInput(parsed, 'client');
 }, clientInput);
 
 export const addBody = z.object({

@@ -9,6 +9,7 @@ import { buildCoreConfig, type BuildResult } from './builder.js';
 import { defaultTemplate, parseTemplate } from './template.js';
 import { CoreSync } from './sync.js';
 import { FileWriteThrottle } from './file-writes.js';
+import { assertJsonInput } from '../shared/json-input.js';
 
 export const DEFAULT_CORE_API_PORT = 62789;
 export const DEFAULT_OUTBOUND_TEST_URL = 'https://www.google.com/generate_204';
@@ -236,6 +237,7 @@ export class CoreService {
     } catch {
       throw new DomainError('outbound: not valid JSON');
     }
+    assertJsonInput(outbound, 'outbound');
     if (!outbound || typeof outbound !== 'object' || Array.isArray(outbound)) throw new DomainError('outbound: must be a JSON object');
     let all: unknown = [];
     if (input.allOutbounds && input.allOutbounds.trim()) {
@@ -244,6 +246,7 @@ export class CoreService {
       } catch {
         throw new DomainError('allOutbounds: not valid JSON');
       }
+      assertJsonInput(all, 'allOutbounds');
       if (!Array.isArray(all)) throw new DomainError('allOutbounds: must be a JSON array');
     }
     const mode = (input.mode ?? '').trim();

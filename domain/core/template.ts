@@ -3,6 +3,7 @@
 // flavours accept). Pure.
 import type { Json } from '../inbounds/model.js';
 import { DomainError } from '../shared/errors.js';
+import { assertJsonInput } from '../shared/json-input.js';
 
 export const API_TAG = 'api';
 export const API_SERVICES = ['HandlerService', 'LoggerService', 'StatsService'];
@@ -52,6 +53,7 @@ export function parseTemplate(text: string): Json {
     throw new DomainError(`coreSetting: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   if (!isObject(parsed)) throw new DomainError('coreSetting: must be a JSON object');
+  assertJsonInput(parsed, 'coreSetting');
   for (const key of ['inbounds', 'outbounds'] as const) {
     const v = parsed[key];
     if (v === undefined) continue;

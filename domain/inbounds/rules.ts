@@ -1,6 +1,7 @@
 // Pure rules about inbounds: dual-encoded JSON fields, transports and port conflicts, flow eligibility, output
 // clean-up, tag names. No I/O.
 import type { InboundRecord, Json, Protocol } from './model.js';
+import { jsonInputProblem } from '../shared/json-input.js';
 
 export interface Transports {
   tcp: boolean;
@@ -15,17 +16,18 @@ const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Arr
  */
 export function parseJsonObject(field: string, value: unknown): Json | string {
   if (value === undefined || value === null || value === '') return {};
+  let parsed: unknown = value;
   if (typeof value === 'string') {
-    let parsed: unknown;
     try {
       parsed = JSON.parse(value);
     } catch {
       return `${field}: malformed JSON`;
     }
     if (parsed === null) return {};
-    return isObject(parsed) ? parsed : `${field}: must be a JSON object`;
-  }
-  return isObject(value) ? value : `${field}: must be an object or a JSON-encoded object`;
+    if (!isObject(parsed)) return `${field}: must be a JSON object`;
+  } else if (!isObject(value)) return `${field}: must be an object or a JSON-encoded object`;
+  // Nothing is stored that the config builder could not build (depth), or that differs from what was sent.
+  return jsonInputProblem(parsed, field) ?? (parsed as Json);
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
