@@ -10,7 +10,7 @@ import { failure } from './envelope.js';
 import { InputError } from './input.js';
 import { describeZodError } from './validate.js';
 import { requireAuth } from './auth.js';
-import { sessionRoutes } from './session.js';
+import { SESSION_BODY_PATHS, sessionRoutes } from './session.js';
 import { settingsRoutes } from './settings.js';
 import { coreRoutes } from './core.js';
 import { coreTrafficRoutes } from './core-traffic.js';
@@ -54,7 +54,10 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
-  panel.use('*', bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) }));
+  // The limit applies only where a body is read, after authentication: an anonymous request of any size gets the
+  // same empty 404 as any other, so a 413 cannot reveal the panel behind a secret base path.
+  const limitBody = bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) });
+  for (const path of SESSION_BODY_PATHS) panel.use(path, limitBody);
 
   panel.route('/', sessionRoutes());
   // The push channel does its own session-only check (no Bearer, no CSRF token, Origin must be the panel's).
@@ -62,6 +65,7 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
 
   // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token.
   panel.use('/panel/*', requireAuth());
+  panel.use('/panel/*', limitBody);
   panel.route('/panel/setting', settingsRoutes());
   panel.route('/panel/core', coreRoutes());
   panel.route('/panel/core', coreTrafficRoutes());

@@ -26,6 +26,9 @@ export async function setSessionCookie(c: AppContext, token: string): Promise<vo
   });
 }
 
+/** The unauthenticated routes that read a body (the body limit is applied to them by path). */
+export const SESSION_BODY_PATHS = ['/login', '/logout', '/getTwoFactorEnable'] as const;
+
 export function sessionRoutes() {
   const app = new Hono<AppEnv>();
 

@@ -114,6 +114,30 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
     expect(r2.status).toBe(413);
   });
 
+  it('answers an anonymous oversized request with the same empty 404 as any other, without reading it', async () => {
+    const big = new Uint8Array(20 * 1024 * 1024);
+    const streamed = () => new ReadableStream({
+      start(ctrl) {
+        for (let i = 0; i < 20; i++) ctrl.enqueue(new Uint8Array(1024 * 1024));
+        ctrl.close();
+      },
+    });
+    for (const path of ['/panel/api/inbounds/add', '/panel/api/server/importDB', '/panel/setting/update', '/no/such/path', '/panel/nothing']) {
+      const declared = await t.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, body: big });
+      expect(declared.status, path).toBe(404);
+      expect(await declared.text(), path).toBe('');
+      const r = await t.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamed(), duplex: 'half' } as RequestInit);
+      expect(r.status, path).toBe(404);
+      expect(await r.text(), path).toBe('');
+    }
+    // Authenticated, the limit is stated (cookie and Bearer alike).
+    const authed = await t.app.request('/panel/api/inbounds/add', {
+      method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json', 'content-length': String(big.length) }, body: big,
+    });
+    expect(authed.status).toBe(413);
+    expect(await authed.json()).toMatchObject({ success: false, msg: 'request body too large (limit 10 MiB)' });
+  });
+
   it('sends security headers and a request id on every answer', async () => {
     for (const r of [await call(t, 'GET', '/csrf-token'), await call(t, 'POST', '/panel/nothing')]) {
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
