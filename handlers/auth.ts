@@ -36,6 +36,16 @@ export async function sessionOf(c: AppContext) {
   return c.var.services.auth.session(getCookie(c, SESSION_COOKIE));
 }
 
+type Claims = NonNullable<Awaited<ReturnType<typeof sessionOf>>>;
+
+/** Safe methods pass; an unsafe one needs the session's X-CSRF-Token. */
+export async function csrfOk(c: AppContext, claims: Claims): Promise<boolean> {
+  return SAFE_METHODS.has(c.req.method) || c.var.services.auth.checkCsrf(claims, c.req.header('x-csrf-token'));
+}
+
+export const csrfRefused = (c: AppContext): Response =>
+  c.json({ success: false, msg: 'CSRF token missing or invalid: send X-CSRF-Token from GET /csrf-token', obj: null }, 403);
+
 export const requireAuth = (opts: { allowBearer: boolean } = { allowBearer: true }): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const token = bearerToken(c);
@@ -46,9 +56,7 @@ export const requireAuth = (opts: { allowBearer: boolean } = { allowBearer: true
     }
     const claims = await sessionOf(c);
     if (!claims) return unauthenticated(c);
-    if (!SAFE_METHODS.has(c.req.method) && !(await c.var.services.auth.checkCsrf(claims, c.req.header('x-csrf-token')))) {
-      return c.json({ success: false, msg: 'CSRF token missing or invalid: send X-CSRF-Token from GET /csrf-token', obj: null }, 403);
-    }
+    if (!(await csrfOk(c, claims))) return csrfRefused(c);
     c.set('principal', { kind: 'session', claims });
     return next();
   };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppContext, AppEnv } from './context.js';
 import { ok } from './envelope.js';
 import { parseBody } from './input.js';
-import { requestClientIp, SESSION_COOKIE, sessionOf } from './auth.js';
+import { csrfOk, csrfRefused, requestClientIp, SESSION_COOKIE, sessionOf } from './auth.js';
 import { randomAlnum } from '../domain/shared/random.js';
 import { DomainError } from '../domain/shared/errors.js';
 
@@ -48,6 +48,9 @@ export function sessionRoutes() {
   });
 
   app.post('/logout', async (c) => {
+    // Another site must not sign the admin out: a live session needs its CSRF token here as on /panel/*.
+    const claims = await sessionOf(c);
+    if (claims && !(await csrfOk(c, claims))) return csrfRefused(c);
     await c.var.services.auth.logout(getCookie(c, SESSION_COOKIE));
     deleteCookie(c, SESSION_COOKIE, { path: c.var.deps.basePath, httpOnly: true, sameSite: 'Lax', secure: c.var.deps.secure });
     return ok(c, null, 'logged out');

@@ -23,6 +23,7 @@ export async function websocketRoute(c: Context<AppEnv>, next: Next): Promise<Re
     bearer: bearerToken(c) !== undefined,
     origin: c.req.header('origin'),
     host: c.req.header('host'),
+    secure: c.var.deps.secure,
   });
   if (!decision.ok) {
     c.var.deps.logger?.debug('websocket refused', { reason: decision.reason });

@@ -9,14 +9,22 @@ export interface UpgradeRequest {
   bearer: boolean;
   origin: string | undefined;
   host: string | undefined;
+  /** The panel itself serves TLS: a page of it has an https origin. */
+  secure: boolean;
 }
 
 export type UpgradeDecision =
   | { ok: true }
   | { ok: false; kind: 'unauthenticated' | 'forbidden'; reason: string };
 
-/** `https://panel.example:443` and Host `panel.example` are the same origin; so are `http://h` and `h:80`. */
-export function sameOrigin(origin: string, host: string): boolean {
+/**
+ * Whether `origin` (an Origin header) is the panel reached through `host` (the Host header). Default ports are
+ * the same origin (`https://h` and Host `h:443`). An Origin is exactly scheme://host[:port]: one with userinfo,
+ * a path or anything else is refused. When the panel serves TLS itself, an http origin is another site (a
+ * plaintext page of the same host); without TLS either scheme is accepted, because a reverse proxy in front may
+ * terminate TLS.
+ */
+export function sameOrigin(origin: string, host: string, secure = false): boolean {
   let url: URL;
   try {
     url = new URL(origin);
@@ -24,6 +32,8 @@ export function sameOrigin(origin: string, host: string): boolean {
     return false;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (secure && url.protocol !== 'https:') return false;
+  if (url.origin.toLowerCase() !== origin.trim().toLowerCase()) return false;
   const defaultPort = url.protocol === 'https:' ? ':443' : ':80';
   let h = host.trim().toLowerCase();
   if (h.endsWith(defaultPort)) h = h.slice(0, -defaultPort.length);
@@ -39,7 +49,7 @@ export function checkUpgrade(req: UpgradeRequest): UpgradeDecision {
     };
   }
   if (!req.origin) return { ok: false, kind: 'forbidden', reason: 'Origin header missing' };
-  if (!req.host || !sameOrigin(req.origin, req.host)) {
+  if (!req.host || !sameOrigin(req.origin, req.host, req.secure)) {
     return { ok: false, kind: 'forbidden', reason: `Origin ${req.origin} is not this panel` };
   }
   return { ok: true };

@@ -185,7 +185,7 @@ describe('push hub', () => {
 });
 
 describe('WebSocket upgrade check', () => {
-  const base = { session: true, bearer: false, origin: 'http://panel.example:2053', host: 'panel.example:2053' };
+  const base = { session: true, bearer: false, origin: 'http://panel.example:2053', host: 'panel.example:2053', secure: false };
 
   it('accepts a session cookie from the panel\'s own origin', () => {
     expect(checkUpgrade(base)).toEqual({ ok: true });
@@ -211,5 +211,17 @@ describe('WebSocket upgrade check', () => {
     expect(sameOrigin('https://panel.example', 'panel.example:80')).toBe(false);
     expect(sameOrigin('http://[::1]:2053', '[::1]:2053')).toBe(true);
     expect(sameOrigin('ftp://panel.example', 'panel.example')).toBe(false);
+  });
+
+  it('refuses an Origin with userinfo, a path or a trailing slash, and http when the panel serves TLS', () => {
+    expect(sameOrigin('http://user@panel.example', 'panel.example')).toBe(false);
+    expect(sameOrigin('http://user:pw@panel.example', 'panel.example')).toBe(false);
+    expect(sameOrigin('http://panel.example/', 'panel.example')).toBe(false);
+    expect(sameOrigin('http://panel.example/x', 'panel.example')).toBe(false);
+    expect(sameOrigin('https://panel.example', 'panel.example', true)).toBe(true);
+    expect(sameOrigin('http://panel.example', 'panel.example', true)).toBe(false);
+    // Behind a TLS-terminating proxy the panel itself speaks http; the page's origin is https.
+    expect(sameOrigin('https://panel.example', 'panel.example', false)).toBe(true);
+    expect(checkUpgrade({ ...base, secure: true, origin: 'http://panel.example' })).toMatchObject({ ok: false, kind: 'forbidden' });
   });
 });

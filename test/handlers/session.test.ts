@@ -94,6 +94,20 @@ describe.each(testDatabases())('session on $name', (db) => {
     expect(after.status).toBe(404);
   });
 
+  it('logout of a live session needs its CSRF token (another site cannot sign the admin out)', async () => {
+    const s = await login(t);
+    const forged = await call(t, 'POST', '/logout', undefined, undefined, { cookie: s.cookie });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('set-cookie')).toBeNull();
+    expect((await call(t, 'POST', '/panel/setting/all', undefined, s)).json.success).toBe(true); // still signed in
+    const foreign = await call(t, 'POST', '/logout', undefined, undefined, { cookie: s.cookie, 'x-csrf-token': 'x'.repeat(43) });
+    expect(foreign.status).toBe(403);
+    // Without a live session there is nothing to protect: the cookie is just cleared.
+    const anonymous = await call(t, 'POST', '/logout');
+    expect(anonymous.json.success).toBe(true);
+    expect((await call(t, 'POST', '/logout', undefined, s)).json.success).toBe(true);
+  });
+
   it('expires the session after sessionMaxAge minutes (by the clock)', async () => {
     const s = await login(t);
     t.clock.advance(359 * 60_000);
