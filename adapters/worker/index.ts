@@ -48,13 +48,15 @@ export function dbConfig(env: WorkerEnv): DbConfig {
 }
 
 // The connection of the request being served. The services live across requests (their caches are the point), but
-// a PostgreSQL socket belongs to the request that opened it, so every query looks the connection up here.
-const requestConn = new AsyncLocalStorage<Conn>();
+// a PostgreSQL socket belongs to the request that opened it, so every query looks the connection up here. It is
+// opened on the first query: a request the caches answer opens none.
+interface RequestDb { conn(): Conn; close(): Promise<void> }
+const requestDb = new AsyncLocalStorage<RequestDb>();
 function scopedConn(dialect: Conn['dialect'], t: Tables): Conn {
   const cur = (): Conn => {
-    const c = requestConn.getStore();
-    if (!c) throw new Error('database access outside a request');
-    return c;
+    const r = requestDb.getStore();
+    if (!r) throw new Error('database access outside a request');
+    return r.conn();
   };
   return {
     dialect, t, inTx: false, readAside: null,
@@ -101,8 +103,8 @@ const serviceUnavailable = () => new Response(null, { status: 503, headers: { 'C
 
 interface Edge {
   app: ReturnType<typeof createSubscriptionApp>;
-  /** The connection for one request, and whether it is that request's own (closed after the response). */
-  open(): { conn: Connection; own: boolean };
+  /** The database of one request (closed after its response). */
+  open(): RequestDb;
 }
 
 function createEdge(cfg: Exclude<DbConfig, { kind: 'invalid' }>): Edge {
@@ -111,13 +113,19 @@ function createEdge(cfg: Exclude<DbConfig, { kind: 'invalid' }>): Edge {
   if (cfg.kind === 'pg') {
     conn = scopedConn('pg', pgSchema as unknown as Tables);
     // One socket per request (pipelined queries); no type lookup round trip: the reads use no array types.
-    open = () => ({ conn: pgConnection(postgres(cfg.url, { max: 1, fetch_types: false, connect_timeout: 10, onnotice: () => {} }), cfg.url), own: true });
+    open = () => {
+      let c: Connection | null = null;
+      return {
+        conn: () => (c ??= pgConnection(postgres(cfg.url, { max: 1, fetch_types: false, connect_timeout: 10, onnotice: () => {} }), cfg.url)),
+        close: async () => { await c?.close(); },
+      };
+    };
   } else {
     // libsql over HTTP: each statement is its own fetch, so one client serves every request.
     const client = createClient({ url: cfg.url, authToken: cfg.authToken });
     const shared = libsqlConnection(drizzle(client, { schema: sqliteSchema }), redact(cfg.url), async () => client.close());
     conn = scopedConn('sqlite', sqliteSchema);
-    open = () => ({ conn: shared, own: false });
+    open = () => ({ conn: () => shared, close: async () => {} });
   }
   const store = edgeStore(conn);
   const settings = new SettingsService(store, { isReadableFile: async () => false }, { emit: () => {} });
@@ -149,14 +157,14 @@ export default {
     const key = `${cfg.kind}\n${cfg.url}`;
     if (cached?.key !== key) cached = { key, edge: createEdge(cfg) };
     const { app, open } = cached.edge;
-    const { conn, own } = open();
+    const db = open();
     try {
-      return await requestConn.run(conn, () => app.fetch(request));
+      return await requestDb.run(db, () => app.fetch(request));
     } catch (err) {
       log(`unexpected error, answering 503: ${err instanceof Error ? err.message : String(err)}`);
       return serviceUnavailable();
     } finally {
-      if (own) ctx.waitUntil(conn.close().catch(() => {}));
+      ctx.waitUntil(db.close().catch(() => {}));
     }
   },
 };
