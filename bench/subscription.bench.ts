@@ -20,7 +20,7 @@ import type { Services } from '../domain/services.js';
 import { createSubscriptionApp } from '../handlers/subscription-app.js';
 import type { Benchmark, BenchRow } from './types.js';
 
-const CLIENTS = 100_000;
+export const CLIENTS = 100_000;
 const DURATION_S = Number(process.env.BENCH_SUB_DURATION || 10);
 const CONNECTIONS = 32;
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
@@ -32,7 +32,7 @@ const INBOUNDS: { protocol: string; port: number; remark: string; settings: obje
   { protocol: 'shadowsocks', port: 30004, remark: 'SS', settings: { method: 'aes-256-gcm' }, stream: { network: 'tcp', security: 'none' } },
 ];
 
-async function seed(c: Connection): Promise<void> {
+export async function seed(c: Connection): Promise<void> {
   for (const [i, ib] of INBOUNDS.entries()) {
     await c.exec(sql`INSERT INTO inbounds (tag, port, protocol, remark, settings, stream_settings) VALUES
       (${`inbound-${i + 1}`}, ${ib.port}, ${ib.protocol}, ${ib.remark}, ${JSON.stringify(ib.settings)}, ${JSON.stringify(ib.stream)})`);

@@ -11,8 +11,14 @@ import type { Settings } from '../domain/settings/schema.js';
 import { requestView } from './forwarded.js';
 
 export interface SubscriptionDeps {
-  services: Services;
+  /** Only these two: the Workers entry builds just them (adapters/worker). */
+  services: Pick<Services, 'settings' | 'subscriptions'>;
   clientIp(c: Context): string;
+  /**
+   * The answer when serving throws (a database failure). Default 404 like every other miss; the Workers entry
+   * answers 503 there, since its usual cause is a wrong database setting.
+   */
+  onError?(err: unknown, c: Context): Response;
 }
 
 /** The format and subscription id a path names, or null. */
@@ -56,6 +62,6 @@ export function createSubscriptionApp(deps: SubscriptionDeps): Hono {
     return new Response(c.req.method === 'HEAD' ? null : res.body, { status: 200, headers });
   });
   app.notFound(notFound);
-  app.onError((_err, c) => notFound(c));
+  app.onError((err, c) => (deps.onError ? deps.onError(err, c) : notFound(c)));
   return app;
 }

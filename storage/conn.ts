@@ -108,6 +108,17 @@ export function libsqlConnection(db: Db, description: string, close: () => Promi
   return { ...base, description, close };
 }
 
+/**
+ * A connection over an already constructed postgres.js client (the Workers entry opens one per request: workerd
+ * refuses I/O on a socket another request opened). Query builders only: `db.query` is not set up.
+ */
+export function pgConnection(client: postgres.Sql, description: string): Connection {
+  // Without the relational schema: building its config on every request costs more than the reads (no db.query here).
+  const db = drizzlePg(client) as unknown as Db;
+  const base = makeConn('pg', db, pgSchema as unknown as Tables, false, new Mutex());
+  return { ...base, description: redact(description), close: () => client.end({ timeout: 5 }) };
+}
+
 /** Opens a connection; does not migrate (see `openStore`). */
 export async function connect(url: string): Promise<Connection> {
   const dialect = dialectOf(url);

@@ -1,9 +1,11 @@
 // The subscription info page a person opens on a phone: name, state, used/remaining traffic, expiry, online
 // state, each link with a copy button and a server-side QR code, and the subscription URLs. One self-contained
-// document: inline CSS, one inline script (allowed by a per-response CSP nonce), inline SVG; no external assets.
+// document: inline CSS, one inline script (allowed by its SHA-256 in the CSP, so the page is a function of the
+// data alone and the Node server and the Worker answer the same bytes), inline SVG; no external assets.
 // Everything that comes from records or settings is escaped.
 import type { SubscriptionSummary } from './summary.js';
 import { qrSvg } from './qr.js';
+import { base64 } from '../shared/random.js';
 
 export interface PageLink { name: string; url: string }
 export interface PageModel {
@@ -18,8 +20,6 @@ export interface PageModel {
   urls: PageLink[];
   supportUrl: string;
   announce: string;
-  /** CSP nonce of the inline script. */
-  nonce: string;
 }
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
@@ -85,6 +85,16 @@ a{color:#2563eb}
 
 const SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest('button[data-copy]');if(!b)return;var t=b.getAttribute('data-copy');var done=function(){var o=b.textContent;b.textContent='Copied';setTimeout(function(){b.textContent=o},1500)};if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(t).then(done,function(){fallback(t);done()})}else{fallback(t);done()}});function fallback(t){var a=document.createElement('textarea');a.value=t;a.setAttribute('readonly','');a.style.position='fixed';a.style.opacity='0';document.body.appendChild(a);a.select();try{document.execCommand('copy')}catch(_){}document.body.removeChild(a)}`;
 
+let scriptSource = '';
+/** The CSP source allowing the page's inline script ('sha256-…'), computed once with WebCrypto. */
+export async function pageScriptSource(): Promise<string> {
+  if (!scriptSource) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(SCRIPT));
+    scriptSource = `'sha256-${base64(new Uint8Array(digest))}'`;
+  }
+  return scriptSource;
+}
+
 export function renderPage(m: PageModel): string {
   const s = m.summary;
   const used = s.up + s.down;
@@ -147,7 +157,7 @@ ${links || '<p>No active links.</p>'}
 </div>
 <footer>${m.supportUrl ? `Support: <a href="${esc(m.supportUrl)}" rel="noopener noreferrer">${esc(m.supportUrl)}</a>` : ''}</footer>
 </main>
-<script nonce="${esc(m.nonce)}">${SCRIPT}</script>
+<script>${SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -4,14 +4,14 @@ import type { Store } from '../ports/store.js';
 import type { SubscriptionData } from '../ports/subscription-store.js';
 import type { Clock } from '../shared/clock.js';
 import type { Settings } from '../settings/schema.js';
-import { base64, randomAlnum } from '../shared/random.js';
+import { base64 } from '../shared/random.js';
 import { advertisedHost, configuredPublicHost } from '../links/address.js';
 import { profilesFor, throughMaster } from '../links/profile.js';
 import { shareLink } from '../links/uri.js';
 import type { ProxyProfile } from '../links/model.js';
 import { renderJson } from './json.js';
 import { renderClash } from './clash.js';
-import { renderPage } from './html.js';
+import { pageScriptSource, renderPage } from './html.js';
 import { summarise, userinfoHeader } from './summary.js';
 
 /** What the handler knows about the request, after trusted-proxy handling. */
@@ -162,7 +162,7 @@ export class SubscriptionService {
     const entry = await this.cached(subId, this.cacheEnabled);
     const key = `${format}\n${req.host}\n${req.origin}`;
     if (format !== 'html' && entry.rendered.has(key)) return entry.rendered.get(key)!;
-    const res = this.build(format, subId, req, settings, entry.data);
+    const res = this.build(format, subId, req, settings, entry.data, format === 'html' ? await pageScriptSource() : '');
     if (format !== 'html') entry.rendered.set(key, res);
     return res;
   }
@@ -171,7 +171,7 @@ export class SubscriptionService {
     return this.hasEvents;
   }
 
-  private build(format: SubFormat, subId: string, req: RequestView, settings: Settings, data: SubscriptionData): SubResponse | null {
+  private build(format: SubFormat, subId: string, req: RequestView, settings: Settings, data: SubscriptionData, scriptSrc: string): SubResponse | null {
     if (data.clients.length === 0) return null;
     const now = this.clock.now();
     const summary = summarise(data.clients, now);
@@ -205,7 +205,6 @@ export class SubscriptionService {
         return { contentType: 'text/yaml; charset=utf-8', headers, body: renderClash(profiles) };
       }
       case 'html': {
-        const nonce = randomAlnum(22);
         const body = renderPage({
           title,
           summary,
@@ -220,10 +219,9 @@ export class SubscriptionService {
           ],
           supportUrl: settings.subSupportUrl,
           announce: settings.subAnnounce,
-          nonce,
         });
         headers['Content-Security-Policy'] =
-          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+          `default-src 'none'; script-src ${scriptSrc}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
         headers['Referrer-Policy'] = 'no-referrer';
         return { contentType: 'text/html; charset=utf-8', headers, body };
       }

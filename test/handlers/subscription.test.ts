@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { Hono } from 'hono';
 import { testDatabases } from '../support/databases.js';
@@ -189,6 +190,17 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     const bob = await get('/sub/sub-bob?html=1');
     expect(bob.text).toContain('bob&lt;script&gt;');
     expect(bob.text).not.toContain('bob<script>');
+  });
+
+  it('the HTML page is a function of the data: same bytes twice, its one inline script allowed by hash', async () => {
+    const a = await get('/sub/sub-alice?html=1');
+    const b = await get('/sub/sub-alice?html=1');
+    expect(b.text).toBe(a.text);
+    expect(b.headers.get('content-security-policy')).toBe(a.headers.get('content-security-policy'));
+    const scripts = [...a.text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(1);
+    const digest = createHash('sha256').update(scripts[0]!).digest('base64');
+    expect(a.headers.get('content-security-policy')).toContain(`script-src 'sha256-${digest}';`);
   });
 
   it('believes forwarded headers only from trusted proxies', async () => {
