@@ -23,6 +23,7 @@ import { clientLinksRoutes } from './client-links.js';
 import { nodeRoutes } from './nodes.js';
 import { customGeoRoutes } from './custom-geo.js';
 import { serverToolsRoutes } from './server-tools.js';
+import { uiRoutes } from './ui.js';
 import { DomainError } from '../domain/shared/errors.js';
 
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -59,6 +60,9 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   panel.route('/', sessionRoutes());
   // The push channel does its own session-only check (no Bearer, no CSRF token, Origin must be the panel's).
   panel.get('/ws', websocketRoute);
+
+  // The browser UI's pages redirect to the login page themselves (before the API's auth answers 404/401).
+  if (deps.ui) panel.route('/', uiRoutes(deps.ui));
 
   // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token.
   panel.use('/panel/*', requireAuth());
