@@ -85,6 +85,14 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
   const base = deps.basePath.replace(/\/+$/, '');
   root.route(base || '/', panel);
+  // A sub-app mounted at /base matches "/base" but not "/base/", where the login page lives (UI.md: GET {base}).
+  if (base && deps.ui) {
+    root.get(`${base}/`, (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = '/'; // the sub-app's own routes are relative to the base
+      return panel.fetch(new Request(url, c.req.raw), c.env);
+    });
+  }
   root.notFound((c) => c.body(null, 404));
   root.onError((err, c) => errorToResponse(err, c, deps));
   return root;
