@@ -181,11 +181,13 @@ export function Clients() {
             return (
               <tr key={c.email}>
                 <td><input type="checkbox" aria-label={`Select ${c.email}`} checked={selected.has(c.email)} onChange={(e) => toggle(c.email, (e.target as HTMLInputElement).checked)} /></td>
-                <td data-label="Email"><span class={`dot${online.has(c.email) ? ' on' : ''}`} aria-hidden="true" />{c.email}{c.group ? <span class="muted"> · {c.group}</span> : null}</td>
+                <td data-label="Email"><span><span class={`dot${online.has(c.email) ? ' on' : ''}`} aria-hidden="true" />{c.email}{c.group ? <span class="muted"> · {c.group}</span> : null}</span></td>
                 <td data-label="Status">{st}</td>
                 <td data-label="Traffic">
-                  <div>{bytes(used)}{c.totalGB ? ` / ${bytes(c.totalGB)}` : ' / ∞'}</div>
-                  {c.totalGB > 0 && <div class="bar" aria-hidden="true"><span style={{ width: `${Math.min(100, (used / c.totalGB) * 100)}%` }} /></div>}
+                  <div class="traffic">
+                    <div>{bytes(used)}{c.totalGB ? ` / ${bytes(c.totalGB)}` : ' / ∞'}</div>
+                    {c.totalGB > 0 && <div class="bar" aria-hidden="true"><span style={{ width: `${Math.min(100, (used / c.totalGB) * 100)}%` }} /></div>}
+                  </div>
                 </td>
                 <td data-label="Expiry">{c.expiryTime > 0 ? <time dateTime={new Date(c.expiryTime).toISOString()} title={new Date(c.expiryTime).toLocaleString()}>{relative(c.expiryTime)}</time> : c.expiryTime < 0 ? `${-c.expiryTime / DAY} days after first use` : 'Never'}</td>
                 <td><button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>Links</button></td>
@@ -299,7 +301,7 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
           {inbounds === null ? <span class="muted">Loading…</span> : inbounds.length === 0 ? <span class="muted">Add an inbound first.</span> :
             inbounds.map((i) => (
               <label class="inline" key={i.id} style={{ marginRight: '12px' }}>
-                <input type="checkbox" name="inbound" value={String(i.id)} defaultChecked={inbounds.length === 1} />
+                <input type="checkbox" name="inbound" value={String(i.id)} />
                 {i.remark || `${i.protocol}:${i.port}`}
               </label>
             ))}
