@@ -55,12 +55,12 @@ export function Clients() {
     }
     return api.clientsPage(p).then(setData, (e) => announce(e.message, true));
   };
-  const refetch = useRefetch(load);
+  const live = useRefetch(load);
 
-  useEffect(() => { refetch(); }, [qs]);
+  useEffect(() => { live.run(); }, [qs]);
   useEffect(() => {
-    const off = onLive((m) => { if (m.type === 'invalidate' && (m.resource === 'clients' || m.resource === 'groups')) refetch(); });
-    const offRe = onReconnect(refetch);
+    const off = onLive((m) => { if (m.type === 'invalidate' && (m.resource === 'clients' || m.resource === 'groups')) live.soon(); });
+    const offRe = onReconnect(live.run);
     // "/" focuses the search box.
     const key = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement;
@@ -124,7 +124,7 @@ export function Clients() {
       announce(err instanceof Error ? err.message : String(err), true);
     }
     setBulk(null);
-    refetch();
+    live.run();
   };
 
   return (
@@ -159,8 +159,8 @@ export function Clients() {
       </div>
       {result && (
         <div role="status" aria-label="Bulk result" class="status" style={{ marginBottom: '12px' }}>
-          <p style={{ margin: 0 }}>{result.text}</p>
-          {result.skipped.length > 0 && <ul>{result.skipped.map((s) => <li key={s.email}>{s.email}: {s.reason}</li>)}</ul>}
+          <div class="row"><p class="grow" style={{ margin: 0 }}>{result.text}</p><button type="button" onClick={() => setResult(null)}>Dismiss</button></div>
+          {result.skipped.length > 0 && <ul class="skipped">{result.skipped.map((s) => <li key={s.email}>{s.email}: {s.reason}</li>)}</ul>}
         </div>
       )}
       <table class="responsive">
@@ -209,7 +209,7 @@ export function Clients() {
         <button type="button" disabled={page >= pages} onClick={() => setQuery(q, { page: String(page + 1) })}>Next</button>
       </nav>
 
-      <AddClient open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); refetch(); }} />
+      <AddClient open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); live.run(); }} />
       <Links email={linksFor} onClose={() => setLinksFor(null)} />
       <Dialog title="Adjust" open={bulk === 'adjust'} onClose={() => setBulk(null)}>
         <form class="stack" onSubmit={(e) => { e.preventDefault(); void runBulk('adjust', new FormData(e.target as HTMLFormElement)); }}>

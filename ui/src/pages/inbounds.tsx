@@ -14,12 +14,12 @@ const randomHex = (n: number) => Array.from(crypto.getRandomValues(new Uint8Arra
 export function Inbounds() {
   const [rows, setRows] = useState<InboundRow[] | null>(null);
   const [adding, setAdding] = useState(false);
-  const refetch = useRefetch(() => api.inbounds().then(setRows, (e) => announce(e.message, true)));
+  const live = useRefetch(() => api.inbounds().then(setRows, (e) => announce(e.message, true)));
 
   useEffect(() => {
-    refetch();
-    const off = onLive((m) => { if (m.type === 'invalidate' && m.resource === 'inbounds') refetch(); });
-    const offRe = onReconnect(refetch);
+    live.run();
+    const off = onLive((m) => { if (m.type === 'invalidate' && m.resource === 'inbounds') live.soon(); });
+    const offRe = onReconnect(live.run);
     return () => { off(); offRe(); };
   }, []);
 
@@ -30,7 +30,7 @@ export function Inbounds() {
     } catch (err) {
       announce(err instanceof Error ? err.message : String(err), true);
     }
-    refetch();
+    live.run();
   };
 
   return (
@@ -59,7 +59,7 @@ export function Inbounds() {
           </tbody>
         </table>
       )}
-      <AddInbound open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); refetch(); }} />
+      <AddInbound open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); live.run(); }} />
     </>
   );
 }
