@@ -5,11 +5,13 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import jsQR from 'jsqr';
 import { freePorts, killAll, startPanel, testCoreBin, type Panel } from '../support/index.js';
 import { browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
 
-const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } } };
+// Both are CommonJS: loaded through require to keep their plain call signatures under NodeNext.
+const require = createRequire(import.meta.url);
+const { PNG } = require('pngjs') as { PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } } };
+const jsQR = require('jsqr') as (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
 const bin = testCoreBin();
 const missing = browserMissing('UI journeys');
 
