@@ -77,7 +77,7 @@ export function Clients() {
   const timer = useRef<number>(0);
   const onSearch = (v: string) => {
     clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => setQuery(q, { search: v }, true), 250);
+    timer.current = window.setTimeout(() => setQuery(q, { search: v }, true), 120);
   };
 
   const online = useMemo(() => new Set(data?.summary.online ?? []), [data]);
