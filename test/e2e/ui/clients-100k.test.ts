@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { freePorts, killAll, startPanel, type Panel } from '../support/index.js';
-import { browserMissing, DESKTOP, launch, loginUi, openPage, shotPath } from './support.js';
+import { axeProblems, browserMissing, DESKTOP, launch, loginUi, openPage, shotPath } from './support.js';
 
 const missing = browserMissing('clients at 100k');
 const N = 100_000;
@@ -64,6 +64,7 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     expect(await page.getByRole('button', { name: /^All 100,000$/ }).count()).toBe(1);
     expect(await page.getByRole('button', { name: /^Disabled 10,000$/ }).count()).toBe(1);
     await page.screenshot({ path: shotPath('clients-100k-desktop') });
+    expect(await axeProblems(page)).toEqual([]);
 
     // Search.
     await page.getByRole('searchbox', { name: 'Search' }).fill('c01234');
@@ -118,6 +119,7 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     expect(items.map((t) => t.split(':')[0])).toEqual(skipped.map(email));
     for (const t of items) expect(t.length).toBeGreaterThan(email(0).length + 3); // each with its reason
     await page.screenshot({ path: shotPath('clients-bulk-desktop') });
+    expect(await axeProblems(page)).toEqual([]);
     const c1 = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent(email(1))}`)).obj;
     expect((c1.client ?? c1).expiryTime).toBe(now + 2 * DAY + 7 * DAY);
     expect(errors).toEqual([]);

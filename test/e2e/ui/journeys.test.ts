@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { freePorts, killAll, startPanel, testCoreBin, type Panel } from '../support/index.js';
-import { browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
+import { axeProblems, browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
 
 // Both are CommonJS: loaded through require to keep their plain call signatures under NodeNext.
 const require = createRequire(import.meta.url);
@@ -69,6 +69,7 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     await expect.poll(() => pub.inputValue()).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const publicKey = await pub.inputValue();
     await page.screenshot({ path: shotPath('inbound-add-desktop') });
+    expect(await axeProblems(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => dialog.isVisible()).toBe(false);
     const row = page.getByRole('row').filter({ hasText: 'Reality one' });
@@ -122,6 +123,7 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     const qrs = links.getByRole('img', { name: /^QR code/ });
     await expect.poll(() => qrs.count()).toBe(expected.length);
     await page.screenshot({ path: shotPath('client-links-desktop') });
+    expect(await axeProblems(page)).toEqual([]);
     for (let i = 0; i < expected.length; i++) {
       expect(await decodeQr(page, qrs.nth(i))).toBe(expected[i]);
       await links.getByRole('button', { name: 'Copy' }).nth(i).click();

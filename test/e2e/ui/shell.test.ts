@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { generate } from 'otplib';
 import { killAll, startPanel, type Panel } from '../support/index.js';
-import { browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
+import { axeProblems, browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
 
 const missing = browserMissing('UI shell');
 const BASE = '/ui-e2e/';
@@ -129,6 +129,25 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
       await context.close();
     }
   });
+
+  it('axe-core finds no serious or critical violation on the login page and any app page, light and dark, desktop and phone', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      for (const opts of [DESKTOP, PHONE]) {
+        const { context, page } = await openPage(browser, { ...opts, colorScheme });
+        await page.goto(panel.url);
+        await page.getByRole('button', { name: 'Log in' }).waitFor();
+        expect(await axeProblems(page), `login ${colorScheme}`).toEqual([]);
+        await loginUi(page, panel, null);
+        for (const [p, name] of PAGES) {
+          await page.goto(`${panel.url}panel/${p}`);
+          await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(name);
+          await page.waitForTimeout(300);
+          expect(await axeProblems(page), `${name} ${colorScheme} ${opts.viewport.width}`).toEqual([]);
+        }
+        await context.close();
+      }
+    }
+  }, 180_000);
 
   it('an expired session sends the user to the login page and back to the page they were on', async () => {
     const { context, page } = await openPage(browser);

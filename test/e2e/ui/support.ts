@@ -1,6 +1,7 @@
 // Browser harness for the UI suites: Debian's chromium through playwright-core (one browser per file), the
 // built panel (test/e2e/support startPanel), login through the page by role and accessible name.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ADMIN, type Panel } from '../support/index.js';
 
@@ -46,4 +47,16 @@ export function shotPath(name: string): string {
   const dir = process.env.PANEL_UI_SHOTS ?? '/tmp/panel-ui-shots';
   mkdirSync(dir, { recursive: true });
   return `${dir}/${name}.png`;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now (injected through the debugger, so the CSP stays on). */
+export async function axeProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+  }) as { id: string; impact: string; nodes: string[] }[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`);
 }
