@@ -2,10 +2,10 @@
 // domain (types only, erased at build); switching to `hc<PanelApp>` from hono/client later changes this file
 // alone. Every unsafe request carries X-CSRF-Token; a lost session sends the user to the login page with the
 // current page remembered.
-import type { ClientPage, BulkSkip, ClientSlim } from '../../domain/clients/model.js';
+import type { ClientPage, BulkSkip, ClientSlim, ClientFull } from '../../domain/clients/model.js';
 import type { StatusSnapshot } from '../../domain/status/model.js';
 
-export type { ClientPage, BulkSkip, ClientSlim, StatusSnapshot };
+export type { ClientPage, BulkSkip, ClientSlim, ClientFull, StatusSnapshot };
 
 export interface Envelope<T> { success: boolean; msg: string; obj: T }
 
@@ -79,6 +79,10 @@ export const api = {
 
   clientsPage: (q: URLSearchParams) => call<ClientPage>('GET', `panel/api/clients/list/paged?${q}`),
   addClient: (client: Record<string, unknown>, inboundIds: number[]) => call<unknown>('POST', 'panel/api/clients/add', { client, inboundIds }),
+  getClient: (email: string) => call<{ client: ClientFull; inboundIds: number[] }>('GET', `panel/api/clients/get/${encodeURIComponent(email)}`),
+  updateClient: (email: string, client: Record<string, unknown>) => call<unknown>('POST', `panel/api/clients/update/${encodeURIComponent(email)}`, client),
+  deleteClient: (email: string, keepTraffic: boolean) => call<null>('POST', `panel/api/clients/del/${encodeURIComponent(email)}?keepTraffic=${keepTraffic ? 1 : 0}`),
+  resetClientTraffic: (email: string) => call<null>('POST', `panel/api/clients/resetTraffic/${encodeURIComponent(email)}`),
   links: (email: string) => call<string[]>('GET', `panel/api/clients/links/${encodeURIComponent(email)}`),
   bulkAdjust: (emails: string[], addDays: number, addBytes: number) =>
     call<{ adjusted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkAdjust', { emails, addDays, addBytes }),

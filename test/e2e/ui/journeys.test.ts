@@ -188,4 +188,41 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+  it('edits a client (limit, expiry, group, comment, flow), resets its traffic and deletes it keeping the traffic row', async () => {
+    const { context, page, errors } = await openPage(browser);
+    await loginUi(page, panel, 'panel/clients');
+    await page.getByRole('button', { name: 'Edit alice@example.com' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit alice@example.com' });
+    await dialog.getByRole('spinbutton', { name: /^Traffic limit/ }).fill('12.5');
+    await dialog.getByLabel(/^Expires on/).fill('2031-05-06');
+    await dialog.getByRole('textbox', { name: 'Group' }).fill('team-a');
+    await dialog.getByRole('textbox', { name: 'Comment' }).fill('edited in the browser');
+    await dialog.getByText('Advanced').click();
+    await dialog.getByRole('combobox', { name: 'Flow' }).selectOption('xtls-rprx-vision');
+    expect(await axeProblems(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    const got = (await panel.api('GET', '/panel/api/clients/get/alice%40example.com')).obj;
+    expect(got.client).toMatchObject({ totalGB: 12.5 * 1024 ** 3, group: 'team-a', comment: 'edited in the browser', flow: 'xtls-rprx-vision', enable: true });
+    expect(new Date(got.client.expiryTime).getFullYear()).toBe(2031);
+    expect(got.inboundIds.length).toBe(1);
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'alice@example.com' }).textContent()).toContain('team-a');
+
+    const up = await panel.api('POST', '/panel/api/clients/updateTraffic/alice%40example.com', { upload: 1000, download: 2000 });
+    expect(up.success, up.msg).toBe(true);
+    await page.getByRole('button', { name: 'Edit alice@example.com' }).click();
+    await dialog.getByRole('button', { name: 'Reset traffic' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('Traffic of alice@example.com reset');
+    const t = (await panel.api('GET', '/panel/api/clients/traffic/alice%40example.com')).obj;
+    expect(t.up + t.down).toBe(0);
+
+    await page.getByRole('button', { name: 'Edit alice@example.com' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('checkbox', { name: 'Keep traffic' }).check();
+    await dialog.getByRole('button', { name: 'Delete client' }).click();
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Select alice@example.com' }).count()).toBe(0);
+    expect((await panel.api('GET', '/panel/api/clients/get/alice%40example.com')).success).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

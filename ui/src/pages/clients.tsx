@@ -9,6 +9,7 @@ import { announce } from '../announce';
 import { bytes, Dialog, relative } from '../common';
 import { navigate, useLocation } from '../app-nav';
 import { useRefetch } from '../refetch';
+import { EditClient } from './client-edit';
 
 const PAGE_SIZES = [25, 50, 100, 200];
 const FILTERS: [string, string][] = [['', 'All'], ['online', 'Online'], ['depleted', 'Depleted'], ['expiring', 'Expiring'], ['deactive', 'Disabled']];
@@ -41,6 +42,7 @@ export function Clients() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [adding, setAdding] = useState(false);
   const [linksFor, setLinksFor] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const [bulk, setBulk] = useState<null | 'adjust' | 'group' | 'reset' | 'delete'>(null);
   const [result, setResult] = useState<{ text: string; skipped: BulkSkip[] } | null>(null);
   const [menu, setMenu] = useState(false);
@@ -77,7 +79,7 @@ export function Clients() {
   const timer = useRef<number>(0);
   const onSearch = (v: string) => {
     clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => setQuery(q, { search: v }, true), 120);
+    timer.current = window.setTimeout(() => setQuery(q, { search: v }, true), 80);
   };
 
   const online = useMemo(() => new Set(data?.summary.online ?? []), [data]);
@@ -190,7 +192,10 @@ export function Clients() {
                   </div>
                 </td>
                 <td data-label="Expiry">{c.expiryTime > 0 ? <time dateTime={new Date(c.expiryTime).toISOString()} title={new Date(c.expiryTime).toLocaleString()}>{relative(c.expiryTime)}</time> : c.expiryTime < 0 ? `${-c.expiryTime / DAY} days after first use` : 'Never'}</td>
-                <td><button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>Links</button></td>
+                <td><span class="row" style={{ flexWrap: 'nowrap' }}>
+                  <button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>Links</button>
+                  <button type="button" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c.email)}>Edit</button>
+                </span></td>
               </tr>
             );
           })}
@@ -211,6 +216,7 @@ export function Clients() {
 
       <AddClient open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); live.run(); }} />
       <Links email={linksFor} onClose={() => setLinksFor(null)} />
+      <EditClient email={editing} onClose={() => setEditing(null)} onChanged={() => { setEditing(null); live.run(); }} />
       <Dialog title="Adjust" open={bulk === 'adjust'} onClose={() => setBulk(null)}>
         <form class="stack" onSubmit={(e) => { e.preventDefault(); void runBulk('adjust', new FormData(e.target as HTMLFormElement)); }}>
           <p class="muted" style={{ margin: 0 }}>{selected.size} selected clients. Negative values subtract.</p>
