@@ -68,6 +68,7 @@ export const api = {
   twoFactorEnabled: () => call<boolean>('POST', 'getTwoFactorEnable'),
 
   status: () => call<StatusSnapshot>('GET', 'panel/api/server/status'),
+  history: (metric: string, bucket: number) => call<{ t: number; v: number }[]>('GET', `panel/api/server/history/${metric}/${bucket}`),
   stopCore: () => call<null>('POST', 'panel/api/server/stopCoreService'),
   restartCore: () => call<null>('POST', 'panel/api/server/restartCoreService'),
   newX25519: () => call<{ privateKey: string; publicKey: string }>('GET', 'panel/api/server/getNewX25519Cert'),

@@ -130,6 +130,21 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     }
   });
 
+  it('the overview draws every history chart and refetches them for another bucket', async () => {
+    const { context, page, requests, errors } = await openPage(browser);
+    await loginUi(page, panel);
+    const charts = page.getByRole('img', { name: / history chart \(\d+ points\)$/ });
+    await expect.poll(() => charts.count(), { timeout: 10_000 }).toBe(5);
+    for (const h of ['CPU', 'Memory', 'Disk', 'Network']) expect(await page.getByRole('heading', { name: h, exact: true }).count(), h).toBe(1);
+    expect(await page.locator('canvas').count()).toBe(5);
+    expect(requests.filter((u) => /\/panel\/api\/server\/history\/\w+\/30$/.test(u)).length).toBe(8);
+    await page.getByRole('combobox', { name: 'Bucket' }).selectOption('60');
+    await expect.poll(() => requests.filter((u) => /\/panel\/api\/server\/history\/\w+\/60$/.test(u)).length).toBe(8);
+    await page.screenshot({ path: shotPath('overview-charts-desktop'), fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('axe-core finds no serious or critical violation on the login page and any app page, light and dark, desktop and phone', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const opts of [DESKTOP, PHONE]) {

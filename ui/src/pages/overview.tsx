@@ -4,6 +4,7 @@ import { api, type StatusSnapshot } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { bytes } from '../common';
+import type { ComponentType } from 'preact';
 
 const pct = (u: { current: number; total: number }) => (u.total ? (u.current / u.total) * 100 : 0);
 
@@ -22,6 +23,11 @@ export function Overview() {
   const [s, setS] = useState<StatusSnapshot | null>(null);
   const [core, setCore] = useState<{ state: string; error?: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [Charts, setCharts] = useState<ComponentType | null>(null);
+  useEffect(() => {
+    // uPlot only loads on the overview.
+    import('./history').then((m) => setCharts(() => m.History), (e) => announce(`charts failed to load: ${e.message}`, true));
+  }, []);
 
   useEffect(() => {
     const load = () => api.status().then((x) => { setS(x); setCore({ state: x.core.state }); }, (e) => announce(String(e.message ?? e), true));
@@ -84,6 +90,7 @@ export function Overview() {
           </section>
         </div>
       ) : <p class="muted">Loading…</p>}
+      {Charts && <Charts />}
     </>
   );
 }
