@@ -10,6 +10,7 @@ import { bytes, Dialog, relative } from '../common';
 import { navigate, useLocation } from '../app-nav';
 import { useRefetch } from '../refetch';
 import { EditClient } from './client-edit';
+import { applyClientStats, applyOnlines } from '../live-rows';
 
 const PAGE_SIZES = [25, 50, 100, 200];
 const FILTERS: [string, string][] = [['', 'All'], ['online', 'Online'], ['depleted', 'Depleted'], ['expiring', 'Expiring'], ['deactive', 'Disabled']];
@@ -61,7 +62,12 @@ export function Clients() {
 
   useEffect(() => { live.run(); }, [qs]);
   useEffect(() => {
-    const off = onLive((m) => { if (m.type === 'invalidate' && (m.resource === 'clients' || m.resource === 'groups')) live.soon(); });
+    const off = onLive((m) => {
+      if (m.type === 'invalidate' && (m.resource === 'clients' || m.resource === 'groups')) live.soon();
+      // Traffic and online state update the visible rows in place (no request).
+      if (m.type === 'client_stats') setData((d) => (d ? applyClientStats(d, (m.data as { clients: { email: string; up: number; down: number }[] }).clients ?? []) : d));
+      if (m.type === 'traffic') { const on = (m.data as { onlines?: string[] }).onlines; if (on) setData((d) => (d ? applyOnlines(d, on) : d)); }
+    });
     const offRe = onReconnect(live.run);
     // "/" focuses the search box.
     const key = (e: KeyboardEvent) => {
