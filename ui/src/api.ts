@@ -76,6 +76,8 @@ export const api = {
   inbounds: () => call<InboundRow[]>('GET', 'panel/api/inbounds/list/slim'),
   inboundOptions: () => call<InboundOption[]>('GET', 'panel/api/inbounds/options'),
   addInbound: (body: Record<string, unknown>) => call<InboundRow>('POST', 'panel/api/inbounds/add', body),
+  deleteInbound: (id: number) => call<unknown>('POST', `panel/api/inbounds/del/${id}`),
+  resetInboundTraffic: (id: number) => call<unknown>('POST', `panel/api/inbounds/${id}/resetTraffic`),
   setInboundEnable: (id: number, enable: boolean) => call<unknown>('POST', `panel/api/inbounds/setEnable/${id}`, { enable }),
 
   clientsPage: (q: URLSearchParams) => call<ClientPage>('GET', `panel/api/clients/list/paged?${q}`),

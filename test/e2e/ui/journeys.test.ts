@@ -225,4 +225,22 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+  it('resets an inbound\'s traffic and deletes an inbound from its row', async () => {
+    const [p2] = await freePorts(1);
+    const temp = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vmess', port: p2, remark: 'Temp', enable: true, settings: {}, streamSettings: { network: 'tcp', security: 'none' } });
+    expect(temp.success, temp.msg).toBe(true);
+    const { context, page, errors } = await openPage(browser);
+    await loginUi(page, panel, 'panel/inbounds');
+    await page.getByRole('button', { name: 'Reset traffic of Reality one' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('Traffic of Reality one reset');
+    await page.getByRole('button', { name: 'Delete Temp' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete inbound' });
+    expect(await dialog.textContent()).toContain(`port ${p2}`);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'Temp' }).count()).toBe(0);
+    const list = (await panel.api('GET', '/panel/api/inbounds/list')).obj as { remark: string }[];
+    expect(list.map((i) => i.remark)).toEqual(['Reality one']);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -168,7 +168,7 @@ export function Clients() {
       {result && (
         <div role="status" aria-label="Bulk result" class="status" style={{ marginBottom: '12px' }}>
           <div class="row"><p class="grow" style={{ margin: 0 }}>{result.text}</p><button type="button" onClick={() => setResult(null)}>Dismiss</button></div>
-          {result.skipped.length > 0 && <ul class="skipped">{result.skipped.map((s) => <li key={s.email}>{s.email}: {s.reason}</li>)}</ul>}
+          {result.skipped.length > 0 && <ul class="skipped" tabIndex={0} aria-label="Skipped clients">{result.skipped.map((s) => <li key={s.email}>{s.email}: {s.reason}</li>)}</ul>}
         </div>
       )}
       <table class="responsive">

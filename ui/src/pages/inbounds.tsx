@@ -14,6 +14,7 @@ const randomHex = (n: number) => Array.from(crypto.getRandomValues(new Uint8Arra
 export function Inbounds() {
   const [rows, setRows] = useState<InboundRow[] | null>(null);
   const [adding, setAdding] = useState(false);
+  const [deleting, setDeleting] = useState<InboundRow | null>(null);
   const live = useRefetch(() => api.inbounds().then(setRows, (e) => announce(e.message, true)));
 
   useEffect(() => {
@@ -33,6 +34,17 @@ export function Inbounds() {
     live.run();
   };
 
+  const run = async (what: () => Promise<unknown>, done: string) => {
+    try {
+      await what();
+      announce(done);
+    } catch (err) {
+      announce(err instanceof Error ? err.message : String(err), true);
+    }
+    live.run();
+  };
+  const label = (r: InboundRow) => r.remark || r.tag;
+
   return (
     <>
       <div class="row" style={{ marginBottom: '12px' }}>
@@ -41,7 +53,7 @@ export function Inbounds() {
       </div>
       {rows === null ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">No inbounds yet.</p> : (
         <table class="responsive">
-          <thead><tr><th>Remark</th><th>Protocol</th><th>Port</th><th>Clients</th><th>Traffic</th><th>Expiry</th><th>Enabled</th></tr></thead>
+          <thead><tr><th>Remark</th><th>Protocol</th><th>Port</th><th>Clients</th><th>Traffic</th><th>Expiry</th><th>Enabled</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.id}>
@@ -54,11 +66,22 @@ export function Inbounds() {
                 <td data-label="Enabled">
                   <input type="checkbox" role="switch" class="switch" aria-label="Enabled" checked={r.enable} onChange={(e) => toggle(r, (e.target as HTMLInputElement).checked)} />
                 </td>
+                <td><span class="row" style={{ flexWrap: 'nowrap' }}>
+                  <button type="button" aria-label={`Reset traffic of ${label(r)}`} onClick={() => run(() => api.resetInboundTraffic(r.id), `Traffic of ${label(r)} reset`)}>Reset</button>
+                  <button type="button" class="danger" aria-label={`Delete ${label(r)}`} onClick={() => setDeleting(r)}>Delete</button>
+                </span></td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <Dialog title="Delete inbound" open={deleting !== null} onClose={() => setDeleting(null)}>
+        <p>Delete the inbound {deleting ? label(deleting) : ''} (port {deleting?.port})? This cannot be undone.</p>
+        <div class="actions">
+          <button type="button" onClick={() => setDeleting(null)}>Cancel</button>
+          <button type="button" class="primary danger" onClick={() => { const r = deleting!; setDeleting(null); void run(() => api.deleteInbound(r.id), `Inbound ${label(r)} deleted`); }}>Delete</button>
+        </div>
+      </Dialog>
       <AddInbound open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); live.run(); }} />
     </>
   );
