@@ -43,7 +43,7 @@ try {
       for (const [name, url, act] of shots) {
         await page.goto(panel.url + url);
         await page.getByRole('heading', { level: 1 }).waitFor();
-        await page.waitForTimeout(name === 'overview' ? 2500 : 500); // the overview waits for a status message
+        await page.waitForTimeout(name === 'overview' ? 4500 : 500); // the overview waits for status messages and its charts
         if (act) await act(page);
         await page.screenshot({ path: `${OUT}/${name}-${scheme}-${device}.png`, fullPage: !act });
       }
