@@ -86,6 +86,10 @@ export const api = {
   updateClient: (email: string, client: Record<string, unknown>) => call<unknown>('POST', `panel/api/clients/update/${encodeURIComponent(email)}`, client),
   deleteClient: (email: string, keepTraffic: boolean) => call<null>('POST', `panel/api/clients/del/${encodeURIComponent(email)}?keepTraffic=${keepTraffic ? 1 : 0}`),
   resetClientTraffic: (email: string) => call<null>('POST', `panel/api/clients/resetTraffic/${encodeURIComponent(email)}`),
+  groups: () => call<{ name: string; clientCount: number }[]>('GET', 'panel/api/clients/groups'),
+  createGroup: (name: string) => call<unknown>('POST', 'panel/api/clients/groups/create', { name }),
+  renameGroup: (oldName: string, newName: string) => call<{ affected: number }>('POST', 'panel/api/clients/groups/rename', { oldName, newName }),
+  deleteGroup: (name: string) => call<{ affected: number }>('POST', 'panel/api/clients/groups/delete', { name }),
   links: (email: string) => call<string[]>('GET', `panel/api/clients/links/${encodeURIComponent(email)}`),
   bulkAdjust: (emails: string[], addDays: number, addBytes: number) =>
     call<{ adjusted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkAdjust', { emails, addDays, addBytes }),

@@ -9,6 +9,7 @@ import { LanguagePicker } from './common';
 import { Overview } from './pages/overview';
 import { Inbounds } from './pages/inbounds';
 import { Clients } from './pages/clients';
+import { Groups } from './pages/groups';
 import { announce, Announcements } from './announce';
 import './styles.css';
 
@@ -33,6 +34,7 @@ function Page({ page }: { page: string }) {
     case '': return <Overview />;
     case 'inbounds': return <Inbounds />;
     case 'clients': return <Clients />;
+    case 'groups': return <Groups />;
     default: return <NotYet title={NAV.find(([p]) => p === page)?.[1] ?? 'Not found'} />;
   }
 }

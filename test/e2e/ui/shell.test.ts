@@ -145,6 +145,42 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     await context.close();
   });
 
+  it('groups: create, rename, open its clients, delete; a duplicate name shows the panel\'s message', async () => {
+    const { context, page, errors } = await openPage(browser);
+    await loginUi(page, panel, 'panel/groups');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Groups');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    const create = page.getByRole('dialog', { name: 'Create group' });
+    await create.getByRole('textbox', { name: 'Name' }).fill('team-x');
+    await create.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Clients of team-x' }).count()).toBe(1);
+    // The same name again: the dialog shows why.
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await create.getByRole('textbox', { name: 'Name' }).fill('team-x');
+    await create.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => create.getByRole('alert').textContent()).toMatch(/exists/);
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'Rename team-x' }).click();
+    const rename = page.getByRole('dialog', { name: 'Rename group' });
+    await rename.getByRole('textbox', { name: 'New name' }).fill('team-y');
+    await rename.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Clients of team-y' }).count()).toBe(1);
+    expect((await panel.api('GET', '/panel/api/clients/groups')).obj).toEqual([{ name: 'team-y', clientCount: 0 }]);
+    expect(await axeProblems(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'Clients of team-y' }).click();
+    await page.waitForURL(`${panel.url}panel/clients?group=team-y`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Clients');
+    await page.goBack();
+    await page.getByRole('button', { name: 'Delete team-y' }).click();
+    await page.getByRole('dialog', { name: 'Delete group' }).getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByText('No groups yet.').count()).toBe(1);
+    expect((await panel.api('GET', '/panel/api/clients/groups')).obj).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('axe-core finds no serious or critical violation on the login page and any app page, light and dark, desktop and phone', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const opts of [DESKTOP, PHONE]) {
