@@ -23,6 +23,7 @@ import { clientLinksRoutes } from './client-links.js';
 import { nodeRoutes } from './nodes.js';
 import { customGeoRoutes } from './custom-geo.js';
 import { serverToolsRoutes } from './server-tools.js';
+import { uiRoutes } from './ui.js';
 import { DomainError } from '../domain/shared/errors.js';
 
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -63,6 +64,9 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   // The push channel does its own session-only check (no Bearer, no CSRF token, Origin must be the panel's).
   panel.get('/ws', websocketRoute);
 
+  // The browser UI's pages redirect to the login page themselves (before the API's auth answers 404/401).
+  if (deps.ui) panel.route('/', uiRoutes(deps.ui));
+
   // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token.
   panel.use('/panel/*', requireAuth());
   panel.use('/panel/*', limitBody);
@@ -85,6 +89,14 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
   const base = deps.basePath.replace(/\/+$/, '');
   root.route(base || '/', panel);
+  // A sub-app mounted at /base matches "/base" but not "/base/", where the login page lives (UI.md: GET {base}).
+  if (base && deps.ui) {
+    root.get(`${base}/`, (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = '/'; // the sub-app's own routes are relative to the base
+      return panel.fetch(new Request(url, c.req.raw), c.env);
+    });
+  }
   root.notFound((c) => c.body(null, 404));
   root.onError((err, c) => errorToResponse(err, c, deps));
   return root;

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { UpgradeWebSocket } from 'hono/ws';
 import type { Services } from '../domain/services.js';
 import type { SessionClaims } from '../domain/auth/session.js';
+import type { UiAssets } from './ui.js';
 
 export type Principal = { kind: 'session'; claims: SessionClaims } | { kind: 'bearer' };
 
@@ -17,6 +18,8 @@ export interface PanelDeps {
   logger?: Logger;
   /** The runtime's WebSocket upgrade (Node: `upgradeWebSocket` from @hono/node-server); absent: GET /ws answers 426. */
   upgradeWebSocket?: UpgradeWebSocket<any>;
+  /** The built browser UI (Node: read from dist/ui); absent: the page URLs answer 404. */
+  ui?: UiAssets;
 }
 
 export interface Logger {

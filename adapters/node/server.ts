@@ -41,6 +41,7 @@ import { nodeServerTools } from './server-tools.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../domain/nodes/service.js';
 import { AccessLogTail, FileIpLimitLog, IP_LIMIT_LOG_FILE } from '../../host-agent/access-log.js';
 import { join } from 'node:path';
+import { loadUiAssets } from './ui-assets.js';
 
 /** How long in-flight requests may take to finish when listeners close, before connections are cut. */
 const CLOSE_GRACE_MS = 2000;
@@ -207,7 +208,7 @@ export class PanelServer {
   private async listen(p: ListenPlan): Promise<void> {
     const panelApp = createPanelApp({
       services: this.services, clientIp: peerAddress, basePath: p.basePath, secure: !!p.panelTls, logger: this.logger,
-      upgradeWebSocket,
+      upgradeWebSocket, ui: loadUiAssets(),
     });
     // Clients send nothing but control frames: a small payload cap.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });

@@ -68,7 +68,7 @@ export async function startPanel(opts: PanelOptions): Promise<Panel> {
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
   await proc.waitFor(/panel listening on (\S+)/, 20_000);
-  const url = `http://127.0.0.1:${panelPort}/`;
+  const url = `http://127.0.0.1:${panelPort}${opts.env?.PANEL_BASE_PATH ?? '/'}`;
   const token = await createToken(url);
   const panel: Panel = {
     url, dataDir, proc, token, ports: { panel: panelPort!, sub: subPort!, api: apiPort! },

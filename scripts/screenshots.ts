@@ -1,0 +1,58 @@
+// `npm run screenshots`: the built panel with a few inbounds and clients, every built page of the UI in light
+// and dark, desktop (1280x860) and phone (390x844), written to docs/screenshots/<page>-<scheme>-<device>.png.
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Page } from 'playwright-core';
+import { freePorts, killAll, startPanel } from '../test/e2e/support/index.js';
+import { CHROMIUM, DESKTOP, PHONE, loginUi } from '../test/e2e/ui/support.js';
+
+const OUT = 'docs/screenshots';
+mkdirSync(OUT, { recursive: true });
+const GB = 1024 ** 3;
+const core = process.env.PANEL_CORE_BIN || (existsSync('/usr/bin/v2ray') ? '/usr/bin/v2ray' : '/nonexistent/core');
+const panel = await startPanel({ coreBin: core });
+const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+try {
+  const ports = await freePorts(2);
+  const a = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vless', port: ports[0], remark: 'Reality NL', enable: true, settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' } });
+  const b = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'trojan', port: ports[1], remark: 'Trojan WS', enable: true, settings: {}, streamSettings: { network: 'ws', security: 'none' } });
+  const now = Date.now();
+  const clients = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'].map((n, i) => ({
+    client: { email: `${n}@example.com`, enable: i !== 5, totalGB: i % 3 ? (10 + i * 5) * GB : 0, expiryTime: i % 2 ? now + (i * 9 + 3) * 86_400_000 : 0, group: i < 4 ? 'team' : '' },
+    inboundIds: i % 2 ? [a.obj.id] : [a.obj.id, b.obj.id],
+  }));
+  await panel.api('POST', '/panel/api/clients/bulkCreate', clients);
+  for (const [i, c] of clients.entries()) {
+    await panel.api('POST', `/panel/api/clients/updateTraffic/${encodeURIComponent(c.client.email)}`, { upload: Math.round(i * 0.7 * GB), download: Math.round(i * 1.3 * GB) });
+  }
+
+  const shots: [string, string, ((p: Page) => Promise<void>)?][] = [
+    ['overview', 'panel/'],
+    ['inbounds', 'panel/inbounds'],
+    ['clients', 'panel/clients'],
+    ['client-links', 'panel/clients', async (p) => { await p.getByRole('button', { name: 'Links for alice@example.com' }).click(); await p.getByRole('img', { name: /^QR code/ }).first().waitFor(); }],
+    ['add-inbound', 'panel/inbounds', async (p) => { await p.getByRole('button', { name: 'Add inbound' }).click(); await p.getByRole('combobox', { name: 'Security' }).selectOption('reality'); await p.waitForTimeout(300); }],
+  ];
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const [device, opts] of [['desktop', DESKTOP], ['phone', { ...PHONE, deviceScaleFactor: 1 }]] as const) {
+      const context = await browser.newContext({ ...opts, colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(panel.url);
+      await page.getByRole('button', { name: 'Log in' }).waitFor();
+      await page.screenshot({ path: `${OUT}/login-${scheme}-${device}.png` });
+      await loginUi(page, panel, null);
+      for (const [name, url, act] of shots) {
+        await page.goto(panel.url + url);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.waitForTimeout(name === 'overview' ? 4500 : 500); // the overview waits for status messages and its charts
+        if (act) await act(page);
+        await page.screenshot({ path: `${OUT}/${name}-${scheme}-${device}.png`, fullPage: !act });
+      }
+      await context.close();
+    }
+  }
+  console.log(`wrote ${OUT}/*.png`);
+} finally {
+  await browser.close();
+  await killAll();
+}
+process.exit(0);
