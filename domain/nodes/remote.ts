@@ -111,7 +111,21 @@ export async function probeNode(http: HttpClient, n: Target): Promise<ProbeResul
 // ---- the client API of a remote panel (for the node pusher) -----------------------------------------------------------
 
 export interface RemoteInbound { id: number; tag: string }
-export interface RemoteClient { email: string; inboundIds: number[] }
+/** A client as the node lists it: its fields, the node's inbound ids and the node's counters. */
+export interface RemoteClient {
+  email: string;
+  inboundIds: number[];
+  fields: Record<string, unknown>;
+  up: number;
+  down: number;
+  lastOnline: number;
+}
+
+const inboundRef = (obj: unknown, what: string): RemoteInbound => {
+  const o = obj as { id?: unknown; tag?: unknown } | null;
+  if (!o || typeof o.id !== 'number' || typeof o.tag !== 'string') throw new RemoteError(`${what}: the answer has no inbound id and tag`);
+  return { id: o.id, tag: o.tag };
+};
 
 export class RemotePanel {
   constructor(private http: HttpClient, private n: Target) {}
@@ -125,17 +139,53 @@ export class RemotePanel {
     return readEnvelope(res);
   }
 
+  /** The node's inbounds (ids and tags; the slim list, so clients are not sent in full). */
   async inbounds(): Promise<RemoteInbound[]> {
-    const obj = await this.call('GET', 'panel/api/inbounds/list', undefined, LIST_MAX_BYTES);
-    if (!Array.isArray(obj)) throw new RemoteError('inbounds/list: expected an array');
+    const obj = await this.call('GET', 'panel/api/inbounds/list/slim', undefined, LIST_MAX_BYTES);
+    if (!Array.isArray(obj)) throw new RemoteError('inbounds/list/slim: expected an array');
     return obj.filter((i) => i && typeof i.id === 'number' && typeof i.tag === 'string').map((i) => ({ id: i.id, tag: i.tag }));
+  }
+
+  async addInbound(inbound: Record<string, unknown>): Promise<RemoteInbound> {
+    return inboundRef(await this.call('POST', 'panel/api/inbounds/add', inbound), 'inbounds/add');
+  }
+
+  async updateInbound(id: number, inbound: Record<string, unknown>): Promise<RemoteInbound> {
+    return inboundRef(await this.call('POST', `panel/api/inbounds/update/${id}`, inbound), 'inbounds/update');
+  }
+
+  async delInbound(id: number): Promise<void> {
+    await this.call('POST', `panel/api/inbounds/del/${id}`);
   }
 
   async clients(): Promise<RemoteClient[]> {
     const obj = await this.call('GET', 'panel/api/clients/list', undefined, LIST_MAX_BYTES);
     if (!Array.isArray(obj)) throw new RemoteError('clients/list: expected an array');
-    return obj.filter((c) => c && typeof c.email === 'string')
-      .map((c) => ({ email: c.email as string, inboundIds: Array.isArray(c.inboundIds) ? c.inboundIds.filter((x: unknown) => typeof x === 'number') : [] }));
+    return obj.filter((c) => c && typeof c.email === 'string').map((c) => {
+      const t = c.traffic && typeof c.traffic === 'object' ? c.traffic : c;
+      return {
+        email: c.email as string,
+        inboundIds: Array.isArray(c.inboundIds) ? c.inboundIds.filter((x: unknown) => typeof x === 'number') : [],
+        fields: c as Record<string, unknown>,
+        up: num(t.up), down: num(t.down), lastOnline: num(t.lastOnline),
+      };
+    });
+  }
+
+  /** Emails the node sees connected now. */
+  async onlines(): Promise<string[]> {
+    const obj = await this.call('POST', 'panel/api/clients/onlines');
+    return Array.isArray(obj) ? obj.filter((e): e is string => typeof e === 'string') : [];
+  }
+
+  /** The node's recorded IPs of one client ("IP (YYYY-MM-DD HH:MM:SS UTC)" or a bare IP). */
+  async ips(email: string): Promise<string[]> {
+    const obj = await this.call('POST', `panel/api/clients/ips/${encodeURIComponent(email)}`);
+    return Array.isArray(obj) ? obj.filter((e): e is string => typeof e === 'string') : [];
+  }
+
+  bulkResetTraffic(emails: string[]) {
+    return this.call('POST', 'panel/api/clients/bulkResetTraffic', { emails });
   }
 
   add(client: Record<string, unknown>, inboundIds: number[]) {

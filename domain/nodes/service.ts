@@ -7,8 +7,8 @@ import { nowSeconds } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import { ONLINE_WINDOW_SECONDS } from '../clients/rules.js';
-import { RingSet } from '../status/rings.js';
-import { parseBucket, type HistorySample } from '../status/model.js';
+import { aggregate, Ring } from '../status/rings.js';
+import { HISTORY_WINDOW_S, parseBucket, type HistorySample } from '../status/model.js';
 import {
   emptyRollup, NODE_METRICS, toView, unknownHealth,
   type NodeHealth, type NodeInput, type NodeMetric, type NodeRecord, type NodeTestInput, type NodeView, type NodeWrite, type ProbeResult,
@@ -19,13 +19,11 @@ import { probeNode } from './remote.js';
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 /** Probes running at once during a heartbeat. */
 export const HEARTBEAT_CONCURRENCY = 8;
-/** 6 h of 30 s heartbeats, plus room for manual probes. */
-export const NODE_RING_CAPACITY = 1500;
-
-const key = (id: number, metric: NodeMetric) => `${id}:${metric}`;
+/** Samples older than the history window are pruned at most this often. */
+const PRUNE_EVERY_S = 600;
 
 export class NodesService {
-  private readonly rings = new RingSet(NODE_RING_CAPACITY);
+  private lastPrune = 0;
   private heartbeatRunning: Promise<{ probed: number; online: number }> | null = null;
 
   constructor(
@@ -74,7 +72,13 @@ export class NodesService {
     }
     const bucket = parseBucket(bucketRaw);
     await this.mustGet(id);
-    return this.rings.aggregate(key(id, metricRaw as NodeMetric), bucket, nowSeconds(this.clock));
+    // Samples are stored (node_samples), so the history survives a restart like the host's own.
+    const now = nowSeconds(this.clock);
+    const rows = await this.store.nodeSync.samples(id, now - HISTORY_WINDOW_S);
+    const ring = new Ring(Math.max(rows.length, 1));
+    const metric = metricRaw as NodeMetric;
+    for (const r of rows) ring.push(r.t, metric === 'cpu' ? r.cpu : r.mem);
+    return aggregate(ring, bucket, now);
   }
 
   // ---- writes ----------------------------------------------------------------------------------------------------
@@ -122,7 +126,7 @@ export class NodesService {
       || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress;
     const saved = await this.store.nodes.update(id, row, nowSeconds(this.clock), retarget ? unknownHealth() : undefined);
     if (!saved) throw new DomainError(`node ${id} not found`, 'not_found');
-    if (retarget) this.dropHistory(id);
+    if (retarget) await this.store.nodeSync.dropSamples(id);
     this.changed([id], retarget ? 'retarget' : 'update');
     return this.get(id);
   }
@@ -130,7 +134,6 @@ export class NodesService {
   /** Deletes the node. Inbounds bound to it keep their nodeId (they are not migrated). */
   async remove(id: number): Promise<void> {
     if (!(await this.store.nodes.remove(id))) throw new DomainError(`node ${id} not found`, 'not_found');
-    this.dropHistory(id);
     this.changed([id], 'del');
   }
 
@@ -139,10 +142,6 @@ export class NodesService {
     if (enable && !cur.apiToken) throw new DomainError(`node ${id} has no apiToken; set one with /update/${id} before enabling it`);
     await this.store.nodes.setEnable(id, enable, nowSeconds(this.clock));
     if (cur.enable !== enable) this.changed([id], enable ? 'enable' : 'disable');
-  }
-
-  private dropHistory(id: number): void {
-    for (const m of NODE_METRICS) this.rings.drop(key(id, m));
   }
 
   // ---- probes ----------------------------------------------------------------------------------------------------
@@ -184,10 +183,18 @@ export class NodesService {
     };
     if (!(await this.store.nodes.saveHealth(n.id, health))) return null;
     if (result.status === 'online') {
-      this.rings.push(key(n.id, 'cpu'), t, result.cpuPct);
-      this.rings.push(key(n.id, 'mem'), t, result.memPct);
+      try {
+        await this.store.nodeSync.addSample(n.id, { t, cpu: result.cpuPct, mem: result.memPct });
+      } catch {
+        return null; // deleted between the health write and the sample
+      }
+      if (t - this.lastPrune >= PRUNE_EVERY_S) {
+        this.lastPrune = t;
+        await this.store.nodeSync.pruneSamples(t - HISTORY_WINDOW_S);
+      }
     }
-    if (n.status !== result.status) this.changed([n.id], 'status');
+    // Coming (back) online is its own action: the pusher reconciles the node then.
+    if (n.status !== result.status) this.changed([n.id], result.status === 'online' ? 'online' : 'status');
     return result;
   }
 

@@ -179,3 +179,28 @@ export const outboundTraffics = pgTable('outbound_traffics', {
   up: num('up').notNull().default(0),
   down: num('down').notNull().default(0),
 });
+
+/** See sqlite.ts. */
+export const nodeClientCounters = pgTable('node_client_counters', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  up: num('up').notNull().default(0),
+  down: num('down').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.email] })]);
+
+/** See sqlite.ts. */
+export const nodeInbounds = pgTable('node_inbounds', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  inboundId: num('inbound_id').notNull(),
+  remoteId: num('remote_id').notNull(),
+  remoteTag: text('remote_tag').notNull(),
+  pushedHash: text('pushed_hash').notNull().default(''),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.inboundId] })]);
+
+/** See sqlite.ts. */
+export const nodeSamples = pgTable('node_samples', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  t: num('t').notNull(),
+  cpu: doublePrecision('cpu').notNull().default(0),
+  mem: doublePrecision('mem').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.t] })]);
