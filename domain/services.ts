@@ -85,7 +85,7 @@ export function createServices(deps: ServiceDeps) {
     warn: (msg, fields) => deps.coreOptions?.log?.(msg, fields),
   });
   const http: HttpClient = deps.http ?? { request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); } };
-  const nodes = new NodesService(deps.store, http, deps.clock, deps.events);
+  const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) => deps.coreOptions?.log?.(msg, fields));
   const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
   // Node traffic comes back through the same accounting (quota, events); a reset here resets the node's counters.
   const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, { log: deps.pusherOptions?.log });

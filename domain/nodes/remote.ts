@@ -16,7 +16,10 @@ export const API_MAX_BYTES = 1024 * 1024;
 
 const responseText = (r: HttpResponse): string => new TextDecoder().decode(r.body);
 
-export type Target = Pick<NodeRecord, 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'allowPrivateAddress'>;
+export type Target = Pick<NodeRecord, 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'allowPrivateAddress' | 'tlsMode' | 'tlsPin'>;
+
+/** The trust of an https node for the HTTP port (http: none). */
+export const tlsOf = (n: Target) => (n.scheme === 'https' ? { mode: n.tlsMode, pinSha256: n.tlsPin } : undefined);
 
 export function nodeUrl(n: Target, path: string): string {
   const host = n.address.includes(':') ? `[${n.address}]` : n.address;
@@ -67,7 +70,7 @@ export function readEnvelope(res: HttpResponse): unknown {
 }
 
 /** Health figures from a remote status snapshot (ours: core.version; the reference's: xray.version; uptime when given). */
-export function parseStatus(obj: unknown): Omit<ProbeResult, 'status' | 'latencyMs' | 'error'> {
+export function parseStatus(obj: unknown): Omit<ProbeResult, 'status' | 'latencyMs' | 'error' | 'tlsPin'> {
   if (!obj || typeof obj !== 'object') throw new RemoteError('the remote status answer has no status object');
   const o = obj as Record<string, any>;
   const mem = o.mem && typeof o.mem === 'object' ? o.mem : {};
@@ -85,26 +88,27 @@ export function parseStatus(obj: unknown): Omit<ProbeResult, 'status' | 'latency
 
 /** Probes `GET {scheme}://{address}:{port}{basePath}panel/api/server/status`; never throws. */
 export async function probeNode(http: HttpClient, n: Target): Promise<ProbeResult> {
-  const empty = { latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0, memPct: 0, uptimeSecs: 0 };
+  const empty = { latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0, memPct: 0, uptimeSecs: 0, tlsPin: '' };
   let res: HttpResponse;
   const started = performance.now();
   try {
     // No redirects: the Bearer token must never follow a redirect to another host.
     res = await http.request({
       url: nodeUrl(n, 'panel/api/server/status'), method: 'GET', headers: headers(n, false),
-      timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_MAX_BYTES, allowPrivate: n.allowPrivateAddress, maxRedirects: 0,
+      timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_MAX_BYTES, allowPrivate: n.allowPrivateAddress, maxRedirects: 0, tls: tlsOf(n),
     });
   } catch (err) {
     const e = err instanceof HttpFetchError ? err : new HttpFetchError(String((err as Error)?.message ?? err), 'network');
-    // It answered but too much: that is a misbehaving panel, not an unreachable one.
-    return { status: e.reason === 'too-large' ? 'error' : 'offline', ...empty, error: e.message };
+    // It answered but too much, or with a certificate we do not trust: a misbehaving node, not an unreachable one.
+    const status = e.reason === 'too-large' || e.reason === 'tls' ? 'error' : 'offline';
+    return { status, ...empty, tlsPin: e.tlsPin ?? '', error: e.message };
   }
   const latencyMs = Math.max(1, Math.round(performance.now() - started));
   try {
     const figures = parseStatus(readEnvelope(res));
-    return { status: 'online', latencyMs, ...figures, error: '' };
+    return { status: 'online', latencyMs, ...figures, error: '', tlsPin: res.tlsPin ?? '' };
   } catch (err) {
-    return { status: 'error', ...empty, latencyMs, error: err instanceof Error ? err.message : String(err) };
+    return { status: 'error', ...empty, latencyMs, tlsPin: res.tlsPin ?? '', error: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -134,7 +138,7 @@ export class RemotePanel {
     const res = await this.http.request({
       url: nodeUrl(this.n, path), method, headers: headers(this.n, body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
-      timeoutMs: API_TIMEOUT_MS, maxBytes, allowPrivate: this.n.allowPrivateAddress, maxRedirects: 0,
+      timeoutMs: API_TIMEOUT_MS, maxBytes, allowPrivate: this.n.allowPrivateAddress, maxRedirects: 0, tls: tlsOf(this.n),
     });
     return readEnvelope(res);
   }

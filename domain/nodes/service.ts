@@ -31,6 +31,8 @@ export class NodesService {
     private http: HttpClient,
     private clock: Clock,
     private events: EventSink,
+    /** Operator warnings (a node with TLS verification off). */
+    private warn?: (msg: string, fields?: Record<string, unknown>) => void,
   ) {}
 
   private changed(ids: number[], action: string): void {
@@ -94,7 +96,10 @@ export class NodesService {
       apiToken: input.clearApiToken ? '' : input.apiToken ?? '',
       enable: input.enable ?? true,
       allowPrivateAddress: input.allowPrivateAddress ?? false,
+      tlsMode: input.tlsMode ?? 'verify',
+      tlsPin: input.tlsPin ?? '',
     };
+    this.checkTls(row);
     if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
     await this.assertNameFree(row.name);
     const created = await this.store.nodes.insert(row, nowSeconds(this.clock));
@@ -119,11 +124,15 @@ export class NodesService {
       apiToken,
       enable: input.enable ?? cur.enable,
       allowPrivateAddress: input.allowPrivateAddress ?? cur.allowPrivateAddress,
+      tlsMode: input.tlsMode ?? cur.tlsMode,
+      tlsPin: input.tlsPin ?? cur.tlsPin,
     };
+    this.checkTls(row);
     if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
     await this.assertNameFree(row.name, id);
     const retarget = row.scheme !== cur.scheme || row.address !== cur.address || row.port !== cur.port
-      || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress;
+      || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress
+      || row.tlsMode !== cur.tlsMode || row.tlsPin !== cur.tlsPin;
     const saved = await this.store.nodes.update(id, row, nowSeconds(this.clock), retarget ? unknownHealth() : undefined);
     if (!saved) throw new DomainError(`node ${id} not found`, 'not_found');
     if (retarget) await this.store.nodeSync.dropSamples(id);
@@ -135,6 +144,15 @@ export class NodesService {
   async remove(id: number): Promise<void> {
     if (!(await this.store.nodes.remove(id))) throw new DomainError(`node ${id} not found`, 'not_found');
     this.changed([id], 'del');
+  }
+
+  /** A pin needs a key to pin; skipping verification is allowed but said out loud. */
+  private checkTls(row: NodeWrite): void {
+    if (row.scheme !== 'https') return;
+    if (row.tlsMode === 'pin' && !row.tlsPin) {
+      throw new DomainError('tlsPin: is required with tlsMode pin (the sha256/... value /nodes/test shows for the node)');
+    }
+    if (row.tlsMode === 'skip') this.warn?.('node TLS verification is off: its certificate is not checked', { node: row.name, address: row.address });
   }
 
   async setEnable(id: number, enable: boolean): Promise<void> {
@@ -155,6 +173,8 @@ export class NodesService {
       basePath: input.basePath ?? '/',
       apiToken: input.apiToken ?? '',
       allowPrivateAddress: input.allowPrivateAddress ?? false,
+      tlsMode: input.tlsMode ?? 'verify',
+      tlsPin: input.tlsPin ?? '',
     });
   }
 

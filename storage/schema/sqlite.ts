@@ -38,6 +38,9 @@ export const nodes = sqliteTable('nodes', {
   apiToken: text('api_token').notNull().default(''),
   enable: bool('enable').notNull().default(true),
   allowPrivateAddress: bool('allow_private_address').notNull().default(false),
+  /** https trust: verify (chain and name), pin (tls_pin: base64 SHA-256 of the public key), skip. */
+  tlsMode: text('tls_mode').notNull().default('verify'),
+  tlsPin: text('tls_pin').notNull().default(''),
   status: text('status').notNull().default('unknown'),
   lastHeartbeat: num('last_heartbeat').notNull().default(0),
   latencyMs: num('latency_ms').notNull().default(0),
