@@ -29,6 +29,8 @@ export const PUSH_CONCURRENCY = 4;
 /** Batches with at least this many emails create new remote clients through bulkCreate, BULK_CHUNK at a time. */
 export const BULK_THRESHOLD = 20;
 export const BULK_CHUNK = 1000;
+/** Batches of at most this many named emails read those clients one by one instead of the node's whole list. */
+export const LIGHT_MAX = 16;
 
 export interface PusherOptions {
   /** First retry delay; doubles per attempt up to maxDelayMs. */
@@ -278,15 +280,16 @@ export class NodePusher {
       if (bound.length === 0 && placed.length === 0) return { failed: null, pushed: 0, error: '' };
     }
     const remote = new RemotePanel(this.http, node);
-    const [remoteInbounds, remoteClients] = await Promise.all([remote.inbounds(), remote.clients()]);
+    const light = await this.lightRead(nodeId, remote, work);
+    const [remoteInbounds, remoteClients] = light ? [[], light.clients] : await Promise.all([remote.inbounds(), remote.clients()]);
     let pushed = 0;
     const errors: string[] = [];
     const failed: Work = { emails: null, inbounds: null, resets: null };
     let emailsBatch = work.emails;
 
-    let map: Map<number, number> | null = null;
+    let map: Map<number, number> | null = light?.map ?? null;
     let inbounds = work.inbounds;
-    if (!inbounds) {
+    if (!inbounds && !light) {
       const [bound, placements] = await Promise.all([this.store.nodes.boundInbounds(nodeId), this.store.nodeSync.placements(nodeId)]);
       const ids = new Set(remoteInbounds.map((i) => i.id));
       map = new Map(placements.filter((p) => ids.has(p.remoteId)).map((p) => [p.inboundId, p.remoteId]));
@@ -334,6 +337,25 @@ export class NodePusher {
     }
     const any = failed.emails || failed.inbounds || failed.resets;
     return { failed: any ? failed : null, pushed, error: errors.join('; ').slice(0, 2000) };
+  }
+
+  /**
+   * A few named emails and nothing else to do, with every bound inbound placed and still on the node: read just
+   * those clients and the node's inbound ids, not the node's whole client list (megabytes on a big node).
+   * Null when the full read is needed.
+   */
+  private async lightRead(nodeId: number, remote: RemotePanel, work: Work): Promise<{ clients: RemoteClient[]; map: Map<number, number> } | null> {
+    if (work.inbounds || work.resets || !work.emails || work.emails === 'all' || work.emails.size > LIGHT_MAX) return null;
+    const [bound, placements] = await Promise.all([this.store.nodes.boundInbounds(nodeId), this.store.nodeSync.placements(nodeId)]);
+    const ids = await remote.inboundIds();
+    const map = new Map(placements.filter((p) => ids.has(p.remoteId)).map((p) => [p.inboundId, p.remoteId]));
+    if (bound.some((b) => !map.has(b.id))) return null;
+    const clients: RemoteClient[] = [];
+    for (const email of work.emails) {
+      const c = await remote.client(email);
+      if (c) clients.push(c);
+    }
+    return { clients, map };
   }
 
   /** Converges the node to the local state of the batch's emails. */

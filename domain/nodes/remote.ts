@@ -176,6 +176,31 @@ export class RemotePanel {
     });
   }
 
+  /** The node's inbound ids (the picker projection: no clients in it, small whatever the node's size). */
+  async inboundIds(): Promise<Set<number>> {
+    const obj = await this.call('GET', 'panel/api/inbounds/options');
+    if (!Array.isArray(obj)) throw new RemoteError('inbounds/options: expected an array');
+    return new Set(obj.filter((i) => i && typeof i.id === 'number').map((i) => i.id as number));
+  }
+
+  /** One client as clients() lists it, or null when the node does not have it. */
+  async client(email: string): Promise<RemoteClient | null> {
+    let obj: unknown;
+    try {
+      obj = await this.call('GET', `panel/api/clients/get/${encodeURIComponent(email)}`);
+    } catch (err) {
+      if (err instanceof RemoteError && err.httpStatus === 200 && /not found/i.test(err.message)) return null;
+      throw err;
+    }
+    const o = obj as { client?: Record<string, any>; inboundIds?: unknown } | null;
+    if (!o?.client || typeof o.client.email !== 'string') throw new RemoteError(`clients/get/${email}: the answer has no client`);
+    const t = o.client.traffic && typeof o.client.traffic === 'object' ? o.client.traffic : o.client;
+    return {
+      email: o.client.email, inboundIds: Array.isArray(o.inboundIds) ? o.inboundIds.filter((x: unknown): x is number => typeof x === 'number') : [],
+      fields: o.client, up: num(t.up), down: num(t.down), lastOnline: num(t.lastOnline),
+    };
+  }
+
   /** Emails the node sees connected now. */
   async onlines(): Promise<string[]> {
     const obj = await this.call('POST', 'panel/api/clients/onlines');

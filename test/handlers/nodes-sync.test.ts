@@ -113,6 +113,15 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect((await remoteInbounds()).find((x) => x.id === remoteIb.id)).toMatchObject({ enable: true });
     // Still the same remote inbound, with its client.
     expect((await remoteClient('ann')).inboundIds).toEqual([remoteIb.id]);
+    // One client's change reads that client on the node, not the node's whole client list.
+    remote.seen.length = 0;
+    expect((await post('/panel/api/clients/update/ann', { email: 'ann', totalGB: 10_000, comment: 'one' })).json.success).toBe(true);
+    await settle();
+    expect(await remoteClient('ann')).toMatchObject({ comment: 'one' });
+    const paths = remote.seen.map((x) => x.path);
+    expect(paths).toContain('/panel/api/clients/get/ann');
+    expect(paths).not.toContain('/panel/api/clients/list');
+    expect(paths).not.toContain('/panel/api/inbounds/list/slim');
   });
 
   it('moves the inbound with its clients when nodeId changes (node -> local -> node)', async () => {
