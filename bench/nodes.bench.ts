@@ -160,8 +160,69 @@ async function pullApply(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string
   }
 }
 
+/**
+ * Central RSS while pulling 3 nodes × 10,000 clients every round: the nodes are answers prebuilt in memory (a fake
+ * HttpClient serving clients/list with counters that grow each round), so the process holds the central panel
+ * plus three ~3 MB answer texts; RSS is read after 10 rounds.
+ */
+async function pullRss(ctx: BenchContext): Promise<BenchRow[]> {
+  const PER_NODE = PULLED;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-nodes-rss-'));
+  const db: TestDatabase = { name: 'libsql', freshUrl: async () => `file:${join(dir, 'central.db')}` };
+  let round = 0;
+  const http = {
+    async request(req: { url: string }) {
+      const u = new URL(req.url);
+      const node = Number(u.port) - 50000;
+      let obj: unknown = [];
+      if (u.pathname.endsWith('/clients/list')) {
+        obj = Array.from({ length: PER_NODE }, (_, i) => ({ email: `r${node}-${i}@bench`, inboundIds: [1], traffic: { up: round * 100 + i, down: round * 300 + i, enable: true, lastOnline: 0 } }));
+      }
+      const body = new TextEncoder().encode(JSON.stringify({ success: true, msg: '', obj }));
+      return { status: 200, headers: {}, body, url: req.url };
+    },
+  };
+  const t = await createTestApp(db, { recordEvents: false, deps: { http } });
+  try {
+    const s = await login(t);
+    const now = t.clock.now();
+    for (let n = 0; n < 3; n++) {
+      const nodeId = (await ok(call(t, 'POST', '/panel/api/nodes/add', { name: `r${n}`, scheme: 'http', address: '127.0.0.1', port: 50000 + n, apiToken: 'x', allowPrivateAddress: true }, s), 'node add')).id;
+      await t.store.nodes.saveHealth(nodeId, { status: 'online', lastHeartbeat: 1, latencyMs: 1, coreVersion: '', panelVersion: '', cpuPct: 0, memPct: 0, uptimeSecs: 0, lastError: '' });
+      const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(43001 + n, { nodeId }), s), 'inbound add')).id;
+      const items: NewClient[] = Array.from({ length: PER_NODE }, (_, i) => ({
+        row: {
+          email: `r${n}-${i}@bench`, subId: `rs${n}-${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '', security: '',
+          method: '', totalGB: 0, expiryTime: 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '', reverse: null, reset: 0, createdAt: now, updatedAt: now,
+        },
+        inboundIds: [ib],
+      }));
+      await t.store.clients.insertMany(items);
+    }
+    const times: number[] = [];
+    for (round = 1; round <= 10; round++) {
+      const t0 = performance.now();
+      const r = await t.services.nodePuller.pull();
+      times.push(performance.now() - t0);
+      if (r.errors.length) throw new Error(`pull errors: ${JSON.stringify(r.errors)}`);
+    }
+    (globalThis as { gc?: () => void }).gc?.();
+    const rss = process.memoryUsage().rss / 1024 / 1024;
+    ctx.log(`3 nodes × ${PER_NODE}: pull round median ${median(times).toFixed(0)} ms, RSS ${rss.toFixed(0)} MB`);
+    return [
+      { name: `one pull round, 3 nodes × ${PER_NODE} clients moved (central, fake nodes)`, db: 'libsql', value: median(times), unit: 'ms' },
+      { name: `bench process RSS after 10 pull rounds of 3 nodes × ${PER_NODE} clients`, db: 'libsql', value: rss, unit: 'MB', target: '<= 300 MB' },
+    ];
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const bench: Benchmark = async (ctx) => {
   const rows: BenchRow[] = [];
+  // First, while the process is still small: RSS is the process's, whatever ran before.
+  rows.push(...(await pullRss(ctx)));
   rows.push(...(await eachDatabase(ctx, 'bench_nodes_pull', (db, url) => {
     ctx.log(db === 'pg' ? 'PostgreSQL pull apply' : 'libsql pull apply');
     return pullApply(ctx, db, url);

@@ -117,7 +117,7 @@ export class NodePusher {
   attach(bus: EventBus): void {
     this.stopped = false;
     this.unsubscribe.push(bus.on('clients.changed', (e) => { void this.clientsChanged(e.emails, RESET_ACTIONS.has(e.action)); }));
-    this.unsubscribe.push(bus.on('inbounds.changed', (e) => { if (INBOUND_ACTIONS.has(e.action)) void this.inboundsChanged(); }));
+    this.unsubscribe.push(bus.on('inbounds.changed', (e) => { if (INBOUND_ACTIONS.has(e.action)) void this.inboundsChanged(e.ids); }));
     this.unsubscribe.push(bus.on('nodes.changed', (e) => {
       if (e.ids === 'all') return;
       for (const id of e.ids) {
@@ -179,12 +179,19 @@ export class NodePusher {
     }
   }
 
-  /** An inbound changed: every node is converged (one slim inbound list each; unchanged inbounds cost nothing). */
-  async inboundsChanged(): Promise<void> {
+  /** Inbounds changed: the nodes they are bound to now or were placed on converge their inbounds. */
+  async inboundsChanged(ids: number[] | 'all' = 'all'): Promise<void> {
     if (this.stopped) return;
     this.routing++;
     try {
-      for (const n of await this.store.nodes.list()) this.enqueue(n.id, null, 'changed');
+      const wanted = ids === 'all' ? null : new Set(ids);
+      for (const n of await this.store.nodes.list()) {
+        if (wanted) {
+          const [bound, placed] = await Promise.all([this.store.nodes.boundInbounds(n.id), this.store.nodeSync.placements(n.id)]);
+          if (!bound.some((b) => wanted.has(b.id)) && !placed.some((p) => wanted.has(p.inboundId))) continue;
+        }
+        this.enqueue(n.id, null, 'changed');
+      }
     } catch (err) {
       this.o.log?.('node push: reading nodes failed', { error: String(err) });
     } finally {

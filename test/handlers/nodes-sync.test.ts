@@ -124,6 +124,18 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect(paths).not.toContain('/panel/api/inbounds/list/slim');
   });
 
+  it('a change to a local inbound sends nothing to the node', async () => {
+    const local = (await post('/panel/api/inbounds/add', vless(33500))).json.obj.id;
+    await settle();
+    remote.seen.length = 0;
+    expect((await post(`/panel/api/inbounds/update/${local}`, vless(33500, { remark: 'local-edit' }))).json.success).toBe(true);
+    await post(`/panel/api/inbounds/setEnable/${local}`, { enable: false });
+    await settle();
+    expect(remote.seen).toEqual([]);
+    await post(`/panel/api/inbounds/del/${local}`);
+    await settle();
+  });
+
   it('moves the inbound with its clients when nodeId changes (node -> local -> node)', async () => {
     expect((await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId: null, remark: 'now-local' }))).json.success).toBe(true);
     await settle();
