@@ -20,10 +20,13 @@ const vless = (port: number, extra: Record<string, unknown> = {}) => ({
 /** The guarded fetch with a switch: `down` fails every call as an unreachable node would; `delayMs` slows them. */
 function switchableHttp() {
   const inner = createGuardedFetch();
-  const sw = { down: false, delayMs: 0 };
+  /** `failAfter`: that many more calls succeed, then every call fails (a node dying part-way through a batch). */
+  const sw = { down: false, delayMs: 0, failAfter: -1 };
   const http: HttpClient = {
     async request(req) {
       if (sw.delayMs) await new Promise((r) => setTimeout(r, sw.delayMs));
+      if (sw.failAfter === 0) sw.down = true;
+      if (sw.failAfter > 0) sw.failAfter--;
       if (sw.down) throw new HttpFetchError('connect ECONNREFUSED (test switch)', 'network');
       return inner.request(req);
     },
@@ -272,6 +275,49 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect(await remoteClient('ann')).toMatchObject({ inboundIds: [remoteIb.id] });
     expect((await remoteInbounds()).find((x) => x.id === remoteIb.id)).toMatchObject({ remark: 'back' });
     expect((await remoteInbounds()).some((x) => x.remark === 'node-native')).toBe(true);
+  });
+
+  it('a node that dies part-way through a batch, then stays away an hour, converges with nothing lost or resurrected', async () => {
+    const remoteIb = (await remoteInbounds()).find((x) => x.port === 33001)!;
+    const items = Array.from({ length: 60 }, (_, i) => ({ client: { email: `h${i}`, totalGB: 1000 }, inboundIds: [ib] }));
+    expect((await post('/panel/api/clients/bulkCreate', items)).json.success).toBe(true);
+    await settle();
+    // 60 quota changes pushed one by one: the node dies after a dozen calls of that batch.
+    net.sw.failAfter = 12;
+    const adj = await post('/panel/api/clients/bulkAdjust', { emails: items.map((x) => x.client.email), addDays: 0, addBytes: 500 });
+    expect(adj.json.obj.adjusted).toBe(60);
+    await settle();
+    expect(t.services.nodePusher.stats()[nodeId]!.lastError).toMatch(/ECONNREFUSED/);
+    const partly = (await call(remote.t, 'GET', '/panel/api/clients/list', undefined, rs)).json.obj as any[];
+    const done = partly.filter((c) => /^h\d+$/.test(c.email) && c.totalGB === 1500).length;
+    expect(done).toBeGreaterThan(0);
+    expect(done).toBeLessThan(60);
+    expect((await post(`/panel/api/nodes/probe/${nodeId}`)).json.obj.status).toBe('offline');
+    // An hour passes; meanwhile clients change here and the node's core keeps counting bea.
+    t.clock.advance(3_600_000);
+    remote.t.clock.advance(3_600_000);
+    expect((await post('/panel/api/clients/del/h0')).json.success).toBe(true);
+    expect((await post('/panel/api/clients/update/h1', { email: 'h1', comment: 'while away', totalGB: 1500 })).json.success).toBe(true);
+    const beaBefore = await centralTraffic('bea');
+    const beaNode = (await remoteClient('bea')).traffic;
+    await nodeCounts('bea', beaNode.up + 700, beaNode.down + 800);
+    await t.services.nodePuller.pull(); // skipped: the node is not online
+    expect(await centralTraffic('bea')).toEqual(beaBefore);
+    // Back: the probe sees it online, which reconciles it; the next pull counts the hour once.
+    net.sw.down = false;
+    net.sw.failAfter = -1;
+    expect((await post(`/panel/api/nodes/probe/${nodeId}`)).json.obj.status).toBe('online');
+    await settle();
+    await pull();
+    await pull();
+    expect(await centralTraffic('bea')).toEqual({ up: beaBefore!.up + 700, down: beaBefore!.down + 800 });
+    const list = (await call(remote.t, 'GET', '/panel/api/clients/list', undefined, rs)).json.obj as any[];
+    const hs = list.filter((c) => /^h\d+$/.test(c.email));
+    expect(hs.map((c) => c.email).sort()).toEqual(items.slice(1).map((x) => x.client.email).sort());
+    expect(hs.every((c) => c.inboundIds.includes(remoteIb.id))).toBe(true);
+    expect(list.find((c) => c.email === 'h1')).toMatchObject({ comment: 'while away' });
+    expect(hs.every((c) => c.totalGB === 1500)).toBe(true);
+    expect((await get('/panel/api/clients/get/h0')).json.success).toBe(false);
   });
 
   it('deleting the inbound deletes it on the node and emits the client changes it implies', async () => {
