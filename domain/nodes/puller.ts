@@ -72,9 +72,9 @@ export class NodePuller implements NodeCounterReset {
   }
 
   private async runPull(): Promise<NodePullResult> {
-    const all = await this.store.nodes.list();
-    for (const id of this.onlineByNode.keys()) if (!all.some((n) => n.id === id && n.enable)) this.onlineByNode.delete(id);
-    const targets = all.filter((n) => n.enable && n.status === 'online');
+    const targets = (await this.store.nodes.list()).filter((n) => n.enable && n.status === 'online');
+    // A node not pulled this round (paused, offline, deleted) has no clients online as far as we know.
+    for (const id of this.onlineByNode.keys()) if (!targets.some((n) => n.id === id)) this.onlineByNode.delete(id);
     const result: NodePullResult = { nodes: targets.length, moved: 0, errors: [] };
     const moves: CounterMove[] = [];
     const at = this.clock.now();
@@ -95,7 +95,8 @@ export class NodePuller implements NodeCounterReset {
     };
     await Promise.all(Array.from({ length: Math.min(PULL_CONCURRENCY, targets.length) }, worker));
     result.moved = moves.length;
-    await this.traffic.applied(mergeMoves(moves), at);
+    // No node pulled: nothing to announce (a panel without nodes sends no empty ticks).
+    if (targets.length > 0) await this.traffic.applied(mergeMoves(moves), at);
     return result;
   }
 

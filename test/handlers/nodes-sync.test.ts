@@ -218,6 +218,15 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect((await get(`/panel/api/nodes/get/${nodeId}`)).json.obj).toMatchObject({ inboundCount: 1, clientCount: 1, onlineCount: 1 });
     const stats = t.emitted.filter((e) => e.name === 'traffic.tick').map((e) => e.payload as any);
     expect(stats.some((p) => p.clients.some((c: any) => c.email === 'ann' && c.up === 10 && c.down === 20))).toBe(true);
+    expect(t.services.traffic.onlines()).toContain('ann');
+    // Offline: its clients are not reported online from it any more.
+    net.sw.down = true;
+    expect((await post(`/panel/api/nodes/probe/${nodeId}`)).json.obj.status).toBe('offline');
+    await pull();
+    expect(t.services.traffic.onlines()).not.toContain('ann');
+    net.sw.down = false;
+    expect((await post(`/panel/api/nodes/probe/${nodeId}`)).json.obj.status).toBe('online');
+    await settle();
   });
 
   it('depletes a client on its node traffic, disables it there, and a central reset re-enables and resets it there', async () => {
