@@ -23,6 +23,8 @@ import { HttpFetchError, type HttpClient } from './ports/http.js';
 import type { GeoFileStore } from './ports/geo-store.js';
 import { NodesService } from './nodes/service.js';
 import { NodePusher, type PusherOptions } from './nodes/pusher.js';
+import { NodePuller } from './nodes/puller.js';
+import { NodeLocks } from './nodes/locks.js';
 import { GeoService, type GeoServiceOptions } from './geo/service.js';
 import { ServerToolsService, type ServerToolsPorts } from './server-tools/service.js';
 
@@ -83,8 +85,12 @@ export function createServices(deps: ServiceDeps) {
     warn: (msg, fields) => deps.coreOptions?.log?.(msg, fields),
   });
   const http: HttpClient = deps.http ?? { request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); } };
-  const nodes = new NodesService(deps.store, http, deps.clock, deps.events);
+  const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) => deps.coreOptions?.log?.(msg, fields));
   const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
+  // Node traffic comes back through the same accounting (quota, events); a reset here resets the node's counters.
+  const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, { log: deps.pusherOptions?.log });
+  nodePusher.counters = nodePuller;
+  traffic.extraOnlines = () => nodePuller.onlines();
   const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, deps.geoOptions);
   geo.restartCore = async () => { if (core.status().state === 'running') await core.restart(); };
   const serverTools = new ServerToolsService({
@@ -108,6 +114,7 @@ export function createServices(deps: ServiceDeps) {
     push,
     nodes,
     nodePusher,
+    nodePuller,
     geo,
     serverTools,
     /** Runs once at start-up, after migrations. */

@@ -4,6 +4,8 @@
 // the checked address (no second lookup), so a name that resolves to 127.0.0.1 is refused too.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { HttpFetchError, type HttpClient, type HttpRequest, type HttpResponse } from '../domain/ports/http.js';
@@ -48,7 +50,47 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
     return addrs[0]!;
   }
 
-  function once(url: URL, target: { address: string; family: number }, req: HttpRequest, deadline: number, maxBytes: number): Promise<HttpResponse> {
+  /**
+   * The TLS connection of a request with `tls`, made and checked before a byte of the request is written: the
+   * handshake never fails on trust (rejectUnauthorized off), the check is ours — Node's own verdict on chain and
+   * name for `verify`, the public key's hash for `pin`, nothing for `skip`.
+   */
+  function trustedSocket(url: URL, target: { address: string; family: number }, tls: NonNullable<HttpRequest['tls']>, deadline: number): Promise<{ socket: TLSSocket; pin: string }> {
+    return new Promise((resolveP, reject) => {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const socket = tlsConnect({
+        host: target.address, port: Number(url.port || 443), servername: isIP(host) ? undefined : host,
+        rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+        // Node checks the name against `servername`, or the host when there is none: the name we asked for.
+        checkServerIdentity: (_h, cert) => checkServerIdentity(host, cert),
+      });
+      const timer = setTimeout(() => socket.destroy(new HttpFetchError(`TLS handshake with ${url.host} timed out`, 'timeout')), Math.max(1, deadline - Date.now()));
+      socket.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err instanceof HttpFetchError ? err : new HttpFetchError(`TLS connection to ${url.host} failed: ${err.message}`, 'network'));
+      });
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        const cert = socket.getPeerX509Certificate();
+        const pin = cert ? createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64') : '';
+        let problem = '';
+        if (tls.mode === 'verify' && !socket.authorized) {
+          problem = `the certificate of ${url.host} is not trusted (${String(socket.authorizationError)}); pin its key sha256/${pin} or fix the certificate`;
+        } else if (tls.mode === 'pin' && (!pin || pin !== tls.pinSha256)) {
+          problem = `the certificate key of ${url.host} changed: pinned sha256/${tls.pinSha256 ?? ''}, presented sha256/${pin}; nothing was sent`;
+        }
+        if (problem) {
+          socket.destroy();
+          reject(new HttpFetchError(problem, 'tls', pin));
+          return;
+        }
+        resolveP({ socket, pin });
+      });
+    });
+  }
+
+  async function once(url: URL, target: { address: string; family: number }, req: HttpRequest, deadline: number, maxBytes: number): Promise<HttpResponse> {
+    const checked = url.protocol === 'https:' && req.tls ? await trustedSocket(url, target, req.tls, deadline) : null;
     return new Promise((resolveP, reject) => {
       const pinned: LookupFunction = (_host, options, cb) => {
         if ((options as { all?: boolean }).all) (cb as any)(null, [target]);
@@ -58,7 +100,9 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
       const body = typeof req.body === 'string' ? new TextEncoder().encode(req.body) : req.body;
       if (body) headers['content-length'] = String(body.length);
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const r = send(url, { method: req.method ?? 'GET', headers, lookup: pinned, servername: isIP(url.hostname) ? undefined : url.hostname });
+      const r = checked
+        ? httpsRequest(url, { method: req.method ?? 'GET', headers, createConnection: () => checked.socket }) // no agent: the checked socket, used once
+        : send(url, { method: req.method ?? 'GET', headers, lookup: pinned, servername: isIP(url.hostname) ? undefined : url.hostname });
       const remaining = deadline - Date.now();
       const timer = setTimeout(() => r.destroy(new HttpFetchError(`request to ${url.host} timed out`, 'timeout')), Math.max(1, remaining));
       // Settled once: a body cut short by the size cap must neither resolve (empty) nor throw uncaught.
@@ -67,7 +111,7 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
         clearTimeout(timer);
         if (settled) return;
         settled = true;
-        reject(err instanceof HttpFetchError ? err : new HttpFetchError(`request to ${url.host} failed: ${(err as Error).message}`, 'network'));
+        reject(err instanceof HttpFetchError ? err : new HttpFetchError(`request to ${url.host} failed: ${(err as Error).message}`, 'network', checked?.pin));
       };
       r.on('error', fail);
       r.on('response', (res: IncomingMessage) => {
@@ -97,7 +141,10 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
           const h: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
           const buf = Buffer.concat(chunks);
-          resolveP({ status: res.statusCode ?? 0, headers: h, body: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), url: url.toString() });
+          resolveP({
+            status: res.statusCode ?? 0, headers: h, body: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), url: url.toString(),
+            ...(checked ? { tlsPin: checked.pin } : {}),
+          });
         });
       });
       r.end(body ? Buffer.from(body) : undefined);

@@ -12,6 +12,7 @@ import { groupsRepo } from './repos/groups.js';
 import { backupRepo } from './repos/backup.js';
 import { nodesRepo } from './repos/nodes.js';
 import { geoRepo } from './repos/geo.js';
+import { nodeSyncRepo } from './repos/node-sync.js';
 
 export function createStore(c: Conn, close: () => Promise<void> = async () => {}): Store {
   return {
@@ -28,6 +29,7 @@ export function createStore(c: Conn, close: () => Promise<void> = async () => {}
     backup: backupRepo(c),
     nodes: nodesRepo(c),
     geo: geoRepo(c),
+    nodeSync: nodeSyncRepo(c),
     transaction: (fn) => c.tx((tx) => fn(createStore(tx))),
     close,
   };

@@ -39,6 +39,7 @@ import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
 import { createGeoFileStore } from '../../host-agent/geo-files.js';
 import { nodeServerTools } from './server-tools.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../domain/nodes/service.js';
+import { PULL_INTERVAL_MS, RECONCILE_INTERVAL_MS } from '../../domain/nodes/puller.js';
 import { AccessLogTail, FileIpLimitLog, IP_LIMIT_LOG_FILE } from '../../host-agent/access-log.js';
 import { join } from 'node:path';
 import { loadUiAssets } from './ui-assets.js';
@@ -177,6 +178,8 @@ export class PanelServer {
     this.services.nodePusher.attach(this.events);
     this.nodeJobs = new JobRunner(this.logger);
     this.nodeJobs.every('node-heartbeat', HEARTBEAT_INTERVAL_MS, () => this.services.nodes.heartbeat());
+    this.nodeJobs.every('node-pull', PULL_INTERVAL_MS, () => this.services.nodePuller.pull());
+    this.nodeJobs.every('node-reconcile', RECONCILE_INTERVAL_MS, () => this.services.nodePusher.reconcile());
   }
 
   /** Stops background work (flushes counters, stops the core…). Runs before a panel restart and at stop. */

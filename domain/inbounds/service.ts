@@ -296,7 +296,10 @@ export class InboundsService {
     if (!saved) throw new DomainError(`inbound ${id} not found`, 'not_found');
     const touched = await this.refreshShadowsocksClients(saved, attached);
     this.changed([id], 'update');
-    if (touched.length) this.events.emit('clients.changed', { emails: touched, action: 'update' });
+    // A changed nodeId moves the inbound with its clients (local core <-> node): every client of it changed place.
+    const moved = (cur.nodeId ?? null) !== (saved.nodeId ?? null) ? attached.map((r) => r.client.email) : [];
+    const emails = [...new Set([...touched, ...moved])];
+    if (emails.length) this.events.emit('clients.changed', { emails, action: moved.length ? 'inboundMove' : 'update' });
     return this.get(id);
   }
 
@@ -320,8 +323,11 @@ export class InboundsService {
   }
 
   async remove(id: number): Promise<void> {
+    // The clients lose this inbound (links cascade): say so, as a detach would (core, nodes, lists follow).
+    const emails = (await this.store.inbounds.attachedClients([id])).map((r) => r.client.email);
     if (!(await this.store.inbounds.remove(id))) throw new DomainError(`inbound ${id} not found`, 'not_found');
     this.changed([id], 'del');
+    if (emails.length) this.events.emit('clients.changed', { emails, action: 'inboundDel' });
   }
 
   async setEnable(id: number, enable: boolean): Promise<void> {

@@ -14,6 +14,9 @@ export const NODE_STATUSES = ['unknown', 'online', 'offline', 'error'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 export const NODE_SCHEMES = ['http', 'https'] as const;
+/** How an https node's certificate is trusted (ignored for http). */
+export const NODE_TLS_MODES = ['verify', 'pin', 'skip'] as const;
+export type NodeTlsMode = (typeof NODE_TLS_MODES)[number];
 
 /** A node as stored. `lastHeartbeat`, `createdAt`, `updatedAt` are Unix seconds. */
 export interface NodeRecord {
@@ -27,6 +30,9 @@ export interface NodeRecord {
   apiToken: string;
   enable: boolean;
   allowPrivateAddress: boolean;
+  /** https only: verify the chain and name (default), pin `tlsPin` (base64 SHA-256 of the public key), or skip. */
+  tlsMode: NodeTlsMode;
+  tlsPin: string;
   status: NodeStatus;
   lastHeartbeat: number;
   latencyMs: number;
@@ -41,7 +47,7 @@ export interface NodeRecord {
 }
 
 /** The connection fields an operator writes. */
-export type NodeWrite = Pick<NodeRecord, 'name' | 'remark' | 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'enable' | 'allowPrivateAddress'>;
+export type NodeWrite = Pick<NodeRecord, 'name' | 'remark' | 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'enable' | 'allowPrivateAddress' | 'tlsMode' | 'tlsPin'>;
 
 /** What a probe or heartbeat writes back. */
 export type NodeHealth = Pick<NodeRecord, 'status' | 'lastHeartbeat' | 'latencyMs' | 'coreVersion' | 'panelVersion' | 'cpuPct' | 'memPct' | 'uptimeSecs' | 'lastError'>;
@@ -69,6 +75,8 @@ export interface ProbeResult {
   memPct: number;
   uptimeSecs: number;
   error: string;
+  /** https: the base64 SHA-256 of the node's public key as presented (what to pin); '' for http or no handshake. */
+  tlsPin: string;
 }
 
 export const NODE_METRICS = ['cpu', 'mem'] as const;
@@ -118,6 +126,14 @@ const basePath = normalisedString(normaliseBasePath, 'must be a URL path such as
 const scheme = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
   z.enum(NODE_SCHEMES, { error: 'must be http or https' }));
 
+const tlsMode = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(NODE_TLS_MODES, { error: 'must be verify, pin or skip' }));
+
+/** A key pin: base64 of 32 bytes, with or without a `sha256/` prefix (how /test shows it). */
+export const tlsPin = z.string({ error: 'must be a string' }).max(64, 'must be at most 64 characters')
+  .transform((s) => s.trim().replace(/^sha256\//i, ''))
+  .refine((s) => s === '' || /^[A-Za-z0-9+/]{43}=$/.test(s), 'must be the base64 SHA-256 of the public key (as /test shows it, sha256/...)');
+
 const token = z.string({ error: 'must be a string' }).max(512, 'must be at most 512 characters')
   .transform((s) => s.trim())
   .refine((s) => /^[\x21-\x7e]*$/.test(s), 'must be printable ASCII without spaces');
@@ -134,6 +150,8 @@ export const nodeInput = z.object({
   clearApiToken: boolish.optional(),
   enable: boolish.optional(),
   allowPrivateAddress: boolish.optional(),
+  tlsMode: tlsMode.optional(),
+  tlsPin: tlsPin.optional(),
 });
 export type NodeInput = z.infer<typeof nodeInput>;
 
@@ -145,6 +163,8 @@ export const nodeTestInput = z.object({
   basePath: basePath.optional(),
   apiToken: token.optional(),
   allowPrivateAddress: boolish.optional(),
+  tlsMode: tlsMode.optional(),
+  tlsPin: tlsPin.optional(),
 });
 export type NodeTestInput = z.infer<typeof nodeTestInput>;
 

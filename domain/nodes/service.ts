@@ -7,8 +7,8 @@ import { nowSeconds } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import { ONLINE_WINDOW_SECONDS } from '../clients/rules.js';
-import { RingSet } from '../status/rings.js';
-import { parseBucket, type HistorySample } from '../status/model.js';
+import { aggregate, Ring } from '../status/rings.js';
+import { HISTORY_WINDOW_S, parseBucket, type HistorySample } from '../status/model.js';
 import {
   emptyRollup, NODE_METRICS, toView, unknownHealth,
   type NodeHealth, type NodeInput, type NodeMetric, type NodeRecord, type NodeTestInput, type NodeView, type NodeWrite, type ProbeResult,
@@ -19,13 +19,11 @@ import { probeNode } from './remote.js';
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 /** Probes running at once during a heartbeat. */
 export const HEARTBEAT_CONCURRENCY = 8;
-/** 6 h of 30 s heartbeats, plus room for manual probes. */
-export const NODE_RING_CAPACITY = 1500;
-
-const key = (id: number, metric: NodeMetric) => `${id}:${metric}`;
+/** Samples older than the history window are pruned at most this often. */
+const PRUNE_EVERY_S = 600;
 
 export class NodesService {
-  private readonly rings = new RingSet(NODE_RING_CAPACITY);
+  private lastPrune = 0;
   private heartbeatRunning: Promise<{ probed: number; online: number }> | null = null;
 
   constructor(
@@ -33,6 +31,8 @@ export class NodesService {
     private http: HttpClient,
     private clock: Clock,
     private events: EventSink,
+    /** Operator warnings (a node with TLS verification off). */
+    private warn?: (msg: string, fields?: Record<string, unknown>) => void,
   ) {}
 
   private changed(ids: number[], action: string): void {
@@ -74,7 +74,13 @@ export class NodesService {
     }
     const bucket = parseBucket(bucketRaw);
     await this.mustGet(id);
-    return this.rings.aggregate(key(id, metricRaw as NodeMetric), bucket, nowSeconds(this.clock));
+    // Samples are stored (node_samples), so the history survives a restart like the host's own.
+    const now = nowSeconds(this.clock);
+    const rows = await this.store.nodeSync.samples(id, now - HISTORY_WINDOW_S);
+    const ring = new Ring(Math.max(rows.length, 1));
+    const metric = metricRaw as NodeMetric;
+    for (const r of rows) ring.push(r.t, metric === 'cpu' ? r.cpu : r.mem);
+    return aggregate(ring, bucket, now);
   }
 
   // ---- writes ----------------------------------------------------------------------------------------------------
@@ -90,7 +96,10 @@ export class NodesService {
       apiToken: input.clearApiToken ? '' : input.apiToken ?? '',
       enable: input.enable ?? true,
       allowPrivateAddress: input.allowPrivateAddress ?? false,
+      tlsMode: input.tlsMode ?? 'verify',
+      tlsPin: input.tlsPin ?? '',
     };
+    this.checkTls(row);
     if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
     await this.assertNameFree(row.name);
     const created = await this.store.nodes.insert(row, nowSeconds(this.clock));
@@ -115,14 +124,18 @@ export class NodesService {
       apiToken,
       enable: input.enable ?? cur.enable,
       allowPrivateAddress: input.allowPrivateAddress ?? cur.allowPrivateAddress,
+      tlsMode: input.tlsMode ?? cur.tlsMode,
+      tlsPin: input.tlsPin ?? cur.tlsPin,
     };
+    this.checkTls(row);
     if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
     await this.assertNameFree(row.name, id);
     const retarget = row.scheme !== cur.scheme || row.address !== cur.address || row.port !== cur.port
-      || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress;
+      || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress
+      || row.tlsMode !== cur.tlsMode || row.tlsPin !== cur.tlsPin;
     const saved = await this.store.nodes.update(id, row, nowSeconds(this.clock), retarget ? unknownHealth() : undefined);
     if (!saved) throw new DomainError(`node ${id} not found`, 'not_found');
-    if (retarget) this.dropHistory(id);
+    if (retarget) await this.store.nodeSync.dropSamples(id);
     this.changed([id], retarget ? 'retarget' : 'update');
     return this.get(id);
   }
@@ -130,8 +143,16 @@ export class NodesService {
   /** Deletes the node. Inbounds bound to it keep their nodeId (they are not migrated). */
   async remove(id: number): Promise<void> {
     if (!(await this.store.nodes.remove(id))) throw new DomainError(`node ${id} not found`, 'not_found');
-    this.dropHistory(id);
     this.changed([id], 'del');
+  }
+
+  /** A pin needs a key to pin; skipping verification is allowed but said out loud. */
+  private checkTls(row: NodeWrite): void {
+    if (row.scheme !== 'https') return;
+    if (row.tlsMode === 'pin' && !row.tlsPin) {
+      throw new DomainError('tlsPin: is required with tlsMode pin (the sha256/... value /nodes/test shows for the node)');
+    }
+    if (row.tlsMode === 'skip') this.warn?.('node TLS verification is off: its certificate is not checked', { node: row.name, address: row.address });
   }
 
   async setEnable(id: number, enable: boolean): Promise<void> {
@@ -139,10 +160,6 @@ export class NodesService {
     if (enable && !cur.apiToken) throw new DomainError(`node ${id} has no apiToken; set one with /update/${id} before enabling it`);
     await this.store.nodes.setEnable(id, enable, nowSeconds(this.clock));
     if (cur.enable !== enable) this.changed([id], enable ? 'enable' : 'disable');
-  }
-
-  private dropHistory(id: number): void {
-    for (const m of NODE_METRICS) this.rings.drop(key(id, m));
   }
 
   // ---- probes ----------------------------------------------------------------------------------------------------
@@ -156,6 +173,8 @@ export class NodesService {
       basePath: input.basePath ?? '/',
       apiToken: input.apiToken ?? '',
       allowPrivateAddress: input.allowPrivateAddress ?? false,
+      tlsMode: input.tlsMode ?? 'verify',
+      tlsPin: input.tlsPin ?? '',
     });
   }
 
@@ -184,10 +203,18 @@ export class NodesService {
     };
     if (!(await this.store.nodes.saveHealth(n.id, health))) return null;
     if (result.status === 'online') {
-      this.rings.push(key(n.id, 'cpu'), t, result.cpuPct);
-      this.rings.push(key(n.id, 'mem'), t, result.memPct);
+      try {
+        await this.store.nodeSync.addSample(n.id, { t, cpu: result.cpuPct, mem: result.memPct });
+      } catch {
+        return null; // deleted between the health write and the sample
+      }
+      if (t - this.lastPrune >= PRUNE_EVERY_S) {
+        this.lastPrune = t;
+        await this.store.nodeSync.pruneSamples(t - HISTORY_WINDOW_S);
+      }
     }
-    if (n.status !== result.status) this.changed([n.id], 'status');
+    // Coming (back) online is its own action: the pusher reconciles the node then.
+    if (n.status !== result.status) this.changed([n.id], result.status === 'online' ? 'online' : 'status');
     return result;
   }
 

@@ -15,6 +15,12 @@ export interface HttpRequest {
   allowPrivate?: boolean;
   /** Redirects followed for GET/HEAD (each hop re-checked). Default 5; POST never follows. */
   maxRedirects?: number;
+  /**
+   * How an https peer is trusted (nodes): `verify` the chain and name (the default), `pin` the SHA-256 of its public
+   * key (`pinSha256`, base64; the chain is not checked), or `skip` any check. With this set, nothing is sent
+   * before the peer passed, and the response (or the error) carries the peer's pin.
+   */
+  tls?: { mode: 'verify' | 'pin' | 'skip'; pinSha256?: string };
 }
 
 export interface HttpResponse {
@@ -24,11 +30,18 @@ export interface HttpResponse {
   body: Uint8Array;
   /** The final URL after redirects. */
   url: string;
+  /** With `tls` on an https request: base64 SHA-256 of the peer's public key (SubjectPublicKeyInfo, DER). */
+  tlsPin?: string;
 }
 
 /** Thrown for refused targets, timeouts, oversize bodies and network failures; the message is for operators. */
 export class HttpFetchError extends Error {
-  constructor(message: string, readonly reason: 'refused' | 'timeout' | 'too-large' | 'network' | 'bad-url') {
+  constructor(
+    message: string,
+    readonly reason: 'refused' | 'timeout' | 'too-large' | 'network' | 'bad-url' | 'tls',
+    /** With `tls` on an https request that reached the TLS handshake: the peer's pin (see HttpResponse.tlsPin). */
+    readonly tlsPin?: string,
+  ) {
     super(message);
     this.name = 'HttpFetchError';
   }

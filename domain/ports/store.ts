@@ -21,6 +21,7 @@ export interface Store {
   readonly backup: import('./backup-store.js').BackupRepo;
   readonly nodes: import('./nodes-store.js').NodesRepo;
   readonly geo: import('./geo-store.js').GeoRepo;
+  readonly nodeSync: import('./node-sync-store.js').NodeSyncRepo;
   /** Runs `fn` in one transaction; the Store it receives is bound to that transaction. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** `sqlite` or `pg`, for messages and diagnostics only: behaviour must not depend on it. */

@@ -63,6 +63,8 @@ export class TrafficService {
    * tick that depleted clients while `restartCoreOnClientDisable` is on. Set by createServices.
    */
   restartCore: (() => Promise<void>) | null = null;
+  /** Emails online on remote nodes (set by createServices: the node puller), merged into onlines(). */
+  extraOnlines: (() => readonly string[]) | null = null;
 
   constructor(private deps: TrafficServiceDeps) {
     this.book = new CounterBook({ apiTag: deps.apiTag });
@@ -93,9 +95,28 @@ export class TrafficService {
     return this.serial(async () => (await this.account()).deltas);
   }
 
-  /** Emails whose counters moved within the online window (20 s), as seen by this process. */
+  /** Emails whose counters moved within the online window (20 s), as seen by this process, and online on nodes. */
   onlines(): string[] {
-    return this.book.movedSince(this.deps.clock.now() - ONLINE_WINDOW_MS).sort();
+    const local = this.book.movedSince(this.deps.clock.now() - ONLINE_WINDOW_MS);
+    const extra = this.extraOnlines?.() ?? [];
+    return (extra.length ? [...new Set([...local, ...extra])] : local).sort();
+  }
+
+  /**
+   * Client counters already stored elsewhere (a node pull: storage moved them with the node's baselines): the
+   * quota check of the moved clients and the events a local tick gives, serialised with the ticks.
+   */
+  applied(clients: { email: string; up: number; down: number }[], atMs: number): Promise<EnforcementResult | null> {
+    return this.serial(async () => {
+      const now = this.deps.clock.now();
+      this.deps.events.emit('traffic.tick', { at: atMs, inbounds: [], outbounds: [], clients, onlines: this.onlines() });
+      if (clients.length === 0) return null;
+      const enforcement = await this.deps.store.traffic.enforce(now, clients.length > LIST_CHECK_MAX ? 'all' : clients.map((c) => c.email));
+      if (enforcement.renewed.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.renewed, action: 'renewed' });
+      if (enforcement.depleted.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.depleted, action: 'depleted' });
+      if (enforcement.inboundsDisabled.length > 0) this.deps.events.emit('inbounds.changed', { ids: enforcement.inboundsDisabled, action: 'depleted' });
+      return enforcement;
+    });
   }
 
   outbounds(): Promise<OutboundTrafficRow[]> {
@@ -171,7 +192,7 @@ export class TrafficService {
     await this.deps.store.traffic.applyDeltas(deltas, now);
     commit();
     // Every store of counters is announced (flush() too): the paged list's catalog adds them as they were stored.
-    this.deps.events.emit('traffic.tick', { at: now, ...deltas, onlines: this.book.movedSince(now - ONLINE_WINDOW_MS) });
+    this.deps.events.emit('traffic.tick', { at: now, ...deltas, onlines: this.onlines() });
     const timings = { poll: t1 - t0, write: performance.now() - t1, enforce: 0 };
     return { deltas, timings };
   }

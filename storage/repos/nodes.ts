@@ -7,11 +7,12 @@ import { chunk, toClient } from './clients.js';
 
 const KEY_CHUNK = 2000;
 
-type Row = Omit<NodeRecord, 'scheme' | 'status'> & { scheme: string; status: string };
+type Row = Omit<NodeRecord, 'scheme' | 'status' | 'tlsMode'> & { scheme: string; status: string; tlsMode: string };
 
 const toNode = (r: Row): NodeRecord => ({
   ...r,
   scheme: r.scheme === 'http' ? 'http' : 'https',
+  tlsMode: r.tlsMode === 'pin' || r.tlsMode === 'skip' ? r.tlsMode : 'verify',
   status: (['unknown', 'online', 'offline', 'error'].includes(r.status) ? r.status : 'unknown') as NodeStatus,
   cpuPct: Number(r.cpuPct),
   memPct: Number(r.memPct),

@@ -8,7 +8,7 @@ import type { Conn } from '../conn.js';
 // Row lists travel as few parameters whatever their length: on SQLite one JSON array of rows read with
 // json_each; on PostgreSQL one array literal per column read with unnest.
 
-type Column = { type: 'text'; values: readonly string[] } | { type: 'int'; values: readonly number[] };
+export type Column = { type: 'text'; values: readonly string[] } | { type: 'int'; values: readonly number[] };
 
 const NEEDS_ESCAPE = /[\\"]/;
 
@@ -25,7 +25,7 @@ function pgArray(col: Column): string {
 }
 
 /** `v` as a derived table with the given columns (all of the same length). */
-function rowsTable(c: Conn, cols: Record<string, Column>): SQL {
+export function rowsTable(c: Conn, cols: Record<string, Column>): SQL {
   const names = Object.keys(cols);
   if (c.dialect === 'pg') {
     const arrays = names.map((n) => sql`${pgArray(cols[n]!)}::${sql.raw(cols[n]!.type === 'int' ? 'bigint[]' : 'text[]')}`);
@@ -47,14 +47,14 @@ function rowsTable(c: Conn, cols: Record<string, Column>): SQL {
 }
 
 /** A list of strings as a subquery of its elements (for `IN (...)`). */
-function listQuery(c: Conn, values: readonly string[]): SQL {
+export function listQuery(c: Conn, values: readonly string[]): SQL {
   return c.dialect === 'pg'
     ? sql`SELECT unnest(${pgArray({ type: 'text', values })}::text[])`
     : sql`SELECT value FROM json_each(${JSON.stringify(values)})`;
 }
 
 /** An integer parameter typed as such on both dialects. */
-const int = (c: Conn, v: number): SQL => (c.dialect === 'pg' ? sql`${Math.trunc(v)}::bigint` : sql`CAST(${Math.trunc(v)} AS INTEGER)`);
+export const int = (c: Conn, v: number): SQL => (c.dialect === 'pg' ? sql`${Math.trunc(v)}::bigint` : sql`CAST(${Math.trunc(v)} AS INTEGER)`);
 
 const str = (r: Record<string, unknown>, k: string) => String(r[k]);
 const num = (r: Record<string, unknown>, k: string) => Number(r[k]);

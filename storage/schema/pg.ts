@@ -38,6 +38,9 @@ export const nodes = pgTable('nodes', {
   apiToken: text('api_token').notNull().default(''),
   enable: bool('enable').notNull().default(true),
   allowPrivateAddress: bool('allow_private_address').notNull().default(false),
+  /** https trust: verify (chain and name), pin (tls_pin: base64 SHA-256 of the public key), skip. */
+  tlsMode: text('tls_mode').notNull().default('verify'),
+  tlsPin: text('tls_pin').notNull().default(''),
   status: text('status').notNull().default('unknown'),
   lastHeartbeat: num('last_heartbeat').notNull().default(0),
   latencyMs: num('latency_ms').notNull().default(0),
@@ -179,3 +182,28 @@ export const outboundTraffics = pgTable('outbound_traffics', {
   up: num('up').notNull().default(0),
   down: num('down').notNull().default(0),
 });
+
+/** See sqlite.ts. */
+export const nodeClientCounters = pgTable('node_client_counters', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  up: num('up').notNull().default(0),
+  down: num('down').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.email] })]);
+
+/** See sqlite.ts. */
+export const nodeInbounds = pgTable('node_inbounds', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  inboundId: num('inbound_id').notNull(),
+  remoteId: num('remote_id').notNull(),
+  remoteTag: text('remote_tag').notNull(),
+  pushedHash: text('pushed_hash').notNull().default(''),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.inboundId] })]);
+
+/** See sqlite.ts. */
+export const nodeSamples = pgTable('node_samples', {
+  nodeId: integer('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  t: num('t').notNull(),
+  cpu: doublePrecision('cpu').notNull().default(0),
+  mem: doublePrecision('mem').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.t] })]);

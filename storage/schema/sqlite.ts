@@ -38,6 +38,9 @@ export const nodes = sqliteTable('nodes', {
   apiToken: text('api_token').notNull().default(''),
   enable: bool('enable').notNull().default(true),
   allowPrivateAddress: bool('allow_private_address').notNull().default(false),
+  /** https trust: verify (chain and name), pin (tls_pin: base64 SHA-256 of the public key), skip. */
+  tlsMode: text('tls_mode').notNull().default('verify'),
+  tlsPin: text('tls_pin').notNull().default(''),
   status: text('status').notNull().default('unknown'),
   lastHeartbeat: num('last_heartbeat').notNull().default(0),
   latencyMs: num('latency_ms').notNull().default(0),
@@ -169,3 +172,34 @@ export const outboundTraffics = sqliteTable('outbound_traffics', {
   up: num('up').notNull().default(0),
   down: num('down').notNull().default(0),
 });
+
+/**
+ * Per (node, client) the node's counters as last accounted: the central counter grows by `current - baseline`
+ * (domain/nodes/puller.ts); written in the same transaction as the central counters.
+ */
+export const nodeClientCounters = sqliteTable('node_client_counters', {
+  nodeId: num('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  up: num('up').notNull().default(0),
+  down: num('down').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.email] })]);
+
+/**
+ * Inbounds this panel placed on a node: which remote inbound (id and tag) stands for which local one, and a hash
+ * of the configuration last pushed. A row whose local inbound is gone or moved is the remote inbound to delete.
+ */
+export const nodeInbounds = sqliteTable('node_inbounds', {
+  nodeId: num('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  inboundId: num('inbound_id').notNull(),
+  remoteId: num('remote_id').notNull(),
+  remoteTag: text('remote_tag').notNull(),
+  pushedHash: text('pushed_hash').notNull().default(''),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.inboundId] })]);
+
+/** Node cpu/mem samples (Unix seconds), kept about 6 hours like the host's own history. */
+export const nodeSamples = sqliteTable('node_samples', {
+  nodeId: num('node_id').notNull().references(() => nodes.id, { onDelete: 'cascade' }),
+  t: num('t').notNull(),
+  cpu: real('cpu').notNull().default(0),
+  mem: real('mem').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.nodeId, t.t] })]);

@@ -26,7 +26,7 @@ function scripted(answer: (req: HttpRequest) => HttpResponse | Error): HttpClien
   };
 }
 
-const target: Target = { scheme: 'https', address: 'node.example', port: 2053, basePath: '/panel/', apiToken: 'sekret-token', allowPrivateAddress: false };
+const target: Target = { scheme: 'https', address: 'node.example', port: 2053, basePath: '/panel/', apiToken: 'sekret-token', allowPrivateAddress: false, tlsMode: 'verify', tlsPin: '' };
 
 describe('node addresses and base paths', () => {
   it.each([
@@ -55,7 +55,7 @@ describe('node addresses and base paths', () => {
   it('never exposes the stored token in a view', () => {
     const v = toView({
       id: 1, name: 'n', remark: '', scheme: 'https', address: 'h', port: 1, basePath: '/', apiToken: 'secret', enable: true,
-      allowPrivateAddress: false, status: 'unknown', lastHeartbeat: 0, latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0,
+      allowPrivateAddress: false, tlsMode: 'verify', tlsPin: '', status: 'unknown', lastHeartbeat: 0, latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0,
       memPct: 0, uptimeSecs: 0, lastError: '', createdAt: 0, updatedAt: 0,
     }, { inboundCount: 0, clientCount: 0, onlineCount: 0, depletedCount: 0 });
     expect(JSON.stringify(v)).not.toContain('secret');

@@ -162,18 +162,24 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
   });
 
   it('retries a failing push a bounded number of times, keeps the error, then succeeds once fixed', async () => {
+    // The node's host holds the port: the node refuses the inbound, so its client cannot be placed either.
+    remote.t.portProbe.taken.add('tcp/32005');
     orphanIb = (await post('/panel/api/inbounds/add', vless(32005, { nodeId }))).json.obj.id;
     await post('/panel/api/clients/add', { client: { email: 'erin' }, inboundIds: [orphanIb] });
     await settle();
     const st = t.services.nodePusher.stats()[nodeId]!;
-    expect(st.dropped).toBe(1);
-    expect(st.lastError).toMatch(/erin: inbound 'n\d+-inbound-32005'.*no counterpart/);
+    expect(st.dropped).toBeGreaterThan(0);
+    expect(st.lastError).toMatch(/port 32005 is already in use/);
+    expect(st.lastError).toMatch(/erin: inbound 'n\d+-inbound-32005'.*not on the node/);
     expect(await remoteClient('erin')).toBeNull();
-    // The node gets the inbound; the next change converges.
-    await rpost('/panel/api/inbounds/add', vless(32005));
+    // The port is freed on the node; the next change places the inbound, then the client.
+    remote.t.portProbe.taken.delete('tcp/32005');
     await post('/panel/api/clients/update/erin', { email: 'erin', comment: 'now' });
     await settle();
-    expect(await remoteClient('erin')).toMatchObject({ comment: 'now' });
+    const remoteIbs = (await call(remote.t, 'GET', '/panel/api/inbounds/list', undefined, rs)).json.obj;
+    const placed = remoteIbs.find((i: any) => i.port === 32005);
+    expect(placed).toMatchObject({ tag: 'inbound-32005', protocol: 'vless' });
+    expect(await remoteClient('erin')).toMatchObject({ comment: 'now', inboundIds: [placed.id] });
     expect(t.services.nodePusher.stats()[nodeId]!.lastError).toBe('');
   });
 

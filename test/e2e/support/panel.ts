@@ -15,6 +15,8 @@ export interface PanelOptions {
   env?: Record<string, string>;
   /** Reuse a data directory (second start); a fresh temp one by default. */
   dataDir?: string;
+  /** Reuse ports (a restart that others must find at the same address); free ones by default. */
+  ports?: { panel: number; sub: number; api: number };
 }
 
 export interface Envelope<T = any> { success: boolean; msg: string; obj: T }
@@ -37,7 +39,7 @@ export const ADMIN = { username: 'e2e-admin', password: 'e2e-password-123' };
 
 export async function startPanel(opts: PanelOptions): Promise<Panel> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'panel-e2e-'));
-  const [panelPort, subPort, apiPort] = await freePorts(3);
+  const [panelPort, subPort, apiPort] = opts.ports ? [opts.ports.panel, opts.ports.sub, opts.ports.api] : await freePorts(3);
   const proc = startProc(process.execPath, [MAIN], {
     env: {
       ...process.env,
