@@ -86,7 +86,7 @@ function edgeStore(c: Conn): Store {
     subscriptions: subscriptionsRepo(c),
     users: unavailable('users'), tokens: unavailable('tokens'), coreView: unavailable('coreView'), traffic: unavailable('traffic'),
     inbounds: unavailable('inbounds'), clients: unavailable('clients'), groups: unavailable('groups'), backup: unavailable('backup'),
-    nodes: unavailable('nodes'), geo: unavailable('geo'),
+    nodes: unavailable('nodes'), nodeSync: unavailable('nodeSync'), geo: unavailable('geo'),
     transaction: async () => { throw new Error(`transaction: ${READ_ONLY}`); },
     close: async () => {},
   };
