@@ -25,6 +25,8 @@ import { NodesService } from './nodes/service.js';
 import { NodePusher, type PusherOptions } from './nodes/pusher.js';
 import { GeoService, type GeoServiceOptions } from './geo/service.js';
 import { ServerToolsService, type ServerToolsPorts } from './server-tools/service.js';
+import { TunnelProvider } from './providers/tunnel.js';
+import { VpnProvider } from './providers/vpn.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -56,6 +58,8 @@ export interface ServiceDeps {
   pusherOptions?: PusherOptions;
   /** Server tools on the host: core install, geo files, logs, backups (host agent and node adapter). */
   serverTools?: ServerToolsPorts;
+  /** The provider integrations' API base URLs (tests point them at local stand-ins), timeout and device name. */
+  providers?: { tunnelApi?: string; vpnApi?: string; timeoutMs?: number; deviceName?: string };
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -91,6 +95,9 @@ export function createServices(deps: ServiceDeps) {
     ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
     panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
   });
+  const p = deps.providers ?? {};
+  const providerA = new TunnelProvider({ http, settings, core, clock: deps.clock, baseUrl: p.tunnelApi, timeoutMs: p.timeoutMs, deviceName: p.deviceName });
+  const providerB = new VpnProvider({ http, settings, core, clock: deps.clock, baseUrl: p.vpnApi, timeoutMs: p.timeoutMs });
   const push = new PushHub();
   push.attach(deps.events);
   return {
@@ -110,6 +117,8 @@ export function createServices(deps: ServiceDeps) {
     nodePusher,
     geo,
     serverTools,
+    providerA,
+    providerB,
     /** Runs once at start-up, after migrations. */
     async init(): Promise<void> {
       await auth.init();
