@@ -37,6 +37,7 @@ import { AccessLogSwitch, JobRunner, TrafficJobs, trafficIntervalMs } from './jo
 import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
 import { createGeoFileStore } from '../../host-agent/geo-files.js';
 import { nodeServerTools } from './server-tools.js';
+import { providerOptions } from './providers.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../domain/nodes/service.js';
 import { AccessLogTail, FileIpLimitLog, IP_LIMIT_LOG_FILE } from '../../host-agent/access-log.js';
 import { join } from 'node:path';
@@ -146,6 +147,7 @@ export class PanelServer {
       http: createGuardedFetch(),
       geoFiles: createGeoFileStore(join(this.config.dataDir, 'bin')),
       pusherOptions: { log: (msg, fields) => this.logger.warn(msg, fields) },
+      providers: providerOptions(),
       serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin }),
     });
     await this.services.init();
