@@ -64,7 +64,8 @@ export function serverToolsRoutes() {
   app.post('/server/logs/:count', async (c) => {
     const { count } = parseParams(c, countParam);
     const body = await parseBody(c, logsBody);
-    return ok(c, tools(c).panelLogs(count, body.level));
+    const r = await tools(c).panelLogsFrom(count, body.level, body.syslog === true || body.syslog === 'true');
+    return ok(c, r.text, r.note);
   });
   app.post('/server/corelogs/:count', async (c) => {
     const { count } = parseParams(c, countParam);

@@ -6,6 +6,7 @@ import type { CoreBinarySwitch } from '../../domain/ports/server-tools.js';
 import type { CoreSupervisor } from '../../host-agent/core/supervisor.js';
 import { createServerHost } from '../../host-agent/server-host.js';
 import { panelLogRing } from './log-ring.js';
+import { createSystemJournal } from '../../host-agent/journal.js';
 
 export interface NodeServerToolsOptions {
   dataDir: string;
@@ -34,5 +35,5 @@ export function nodeServerTools(opts: NodeServerToolsOptions): ServerToolsPorts 
       return sup.available ? { ok: true } : { ok: false, note: sup.status().error };
     },
   };
-  return { host: createServerHost({ dataDir: opts.dataDir }), logs: panelLogRing, coreSwitch };
+  return { host: createServerHost({ dataDir: opts.dataDir }), logs: panelLogRing, journal: createSystemJournal(), coreSwitch };
 }

@@ -29,3 +29,9 @@ export interface CoreBinarySwitch {
    */
   activate(path: string): Promise<{ ok: boolean; note?: string }>;
 }
+
+/** The service manager's journal (systemd), for `logs` with `syslog: true`. */
+export interface SystemJournal {
+  /** The last `count` lines at or above `level`, or why the journal cannot be read here. */
+  tail(count: number, level: LogLevel): Promise<{ lines: string[] } | { unavailable: string }>;
+}

@@ -7,7 +7,7 @@ import type { EventSink } from '../shared/events.js';
 import type { PanelControl } from '../ports/runtime.js';
 import type { HttpClient, HttpResponse } from '../ports/http.js';
 import { multipartBody } from '../ports/http.js';
-import type { CoreBinarySwitch, LogLevel, PanelLogSource, ServerHost } from '../ports/server-tools.js';
+import type { CoreBinarySwitch, LogLevel, PanelLogSource, ServerHost, SystemJournal } from '../ports/server-tools.js';
 import type { SettingsService } from '../settings/service.js';
 import type { CoreService } from '../core/service.js';
 import { DomainError } from '../shared/errors.js';
@@ -31,6 +31,8 @@ export const PANEL_UPDATE_HELP =
 export interface ServerToolsPorts {
   host?: ServerHost;
   logs?: PanelLogSource;
+  /** The service manager's journal (`syslog: true`); absent where there is none. */
+  journal?: SystemJournal;
   coreSwitch?: CoreBinarySwitch;
   /** Where releases come from (tests point these at a local fake server). */
   sources?: { githubApi?: string; githubDownload?: string };
@@ -236,6 +238,19 @@ export class ServerToolsService {
     if (!lvl) throw new DomainError('level: must be debug, info, warn or error');
     if (!this.d.logs) throw new DomainError('the panel log is not available in this runtime');
     return this.d.logs.tail(Math.min(count, MAX_LOG_LINES), lvl).join('\n');
+  }
+
+  /**
+   * logs/:count with `syslog`: the service's journal when the panel runs under systemd and journalctl exists;
+   * otherwise the panel's own log, with a note saying why.
+   */
+  async panelLogsFrom(count: number, level: string, syslog: boolean): Promise<{ text: string; note: string }> {
+    const own = this.panelLogs(count, level);
+    if (!syslog) return { text: own, note: '' };
+    const lvl = LEVELS[level.trim().toLowerCase() || 'info']!;
+    const why = this.d.journal ? await this.d.journal.tail(Math.min(count, MAX_LOG_LINES), lvl) : { unavailable: 'no system journal in this runtime' };
+    if ('lines' in why) return { text: why.lines.join('\n'), note: 'from the systemd journal' };
+    return { text: own, note: `syslog: ${why.unavailable}; showing the panel's own log instead` };
   }
 
   /** corelogs/:count — the last core log lines (access and error logs in the data directory), filtered. */
