@@ -148,7 +148,7 @@ export class PanelServer {
       geoFiles: createGeoFileStore(join(this.config.dataDir, 'bin')),
       pusherOptions: { log: (msg, fields) => this.logger.warn(msg, fields) },
       providers: providerOptions(),
-      serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin }),
+      serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin, dbFile: this.config.dbUrl.startsWith('file:') ? this.config.dbUrl.slice(5) : null }),
     });
     await this.services.init();
     const admin = await this.services.auth.ensureAdmin(this.config.adminUsername, this.config.adminPassword);

@@ -40,6 +40,8 @@ export interface ServerToolsPorts {
   sources?: { githubApi?: string; githubDownload?: string };
   /** The panel's own release feed: `owner/repo` on GitHub (or a mirror at the same addresses). */
   panelRepo?: string;
+  /** Where the panel's own releases come from, when not where the core's do (a mirror, a test feed). */
+  panelFeed?: { api?: string; download?: string };
   /** A release mirror on a private network: let the feed's requests reach private addresses. */
   panelFeedAllowPrivate?: boolean;
   /** Self-update of an installed panel; absent where the panel cannot replace itself. */
@@ -355,7 +357,7 @@ export class ServerToolsService {
     if (this.panelReleases && now - this.panelReleases.at < CORE_VERSIONS_TTL_MS && now >= this.panelReleases.at) return this.panelReleases.list;
     try {
       const res = await this.http().request({
-        url: `${this.githubApi}/repos/${this.panelRepo}/releases?per_page=30`, headers: { accept: 'application/vnd.github+json' },
+        url: `${(this.d.panelFeed?.api ?? this.githubApi).replace(/\/+$/, '')}/repos/${this.panelRepo}/releases?per_page=30`, headers: { accept: 'application/vnd.github+json' },
         timeoutMs: 10_000, maxBytes: MAX_RELEASE_LIST_BYTES, allowPrivate: this.d.panelFeedAllowPrivate,
       });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
@@ -399,7 +401,7 @@ export class ServerToolsService {
       if (!latest || compareVersions(latest, from) <= 0) throw new DomainError(`${from} is the newest release; nothing to update`);
       const version = latest.replace(/^v/, '');
       const asset = installer.assetName(version);
-      const url = `${this.githubDownload}/${this.panelRepo}/releases/download/${latest}/${asset}`;
+      const url = `${(this.d.panelFeed?.download ?? this.githubDownload).replace(/\/+$/, '')}/${this.panelRepo}/releases/download/${latest}/${asset}`;
       const archive = await this.downloadFeed(url, MAX_PANEL_ARCHIVE_BYTES, 300_000, `panel ${latest}`);
       const sum = await this.downloadFeed(`${url}.sha256`, 64 * 1024, 30_000, `panel ${latest} checksum`);
       let want: string;
