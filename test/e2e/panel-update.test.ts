@@ -7,14 +7,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createToken, eventually, freePorts, killAll, startProc, type Envelope, type Proc } from './support/index.js';
+import { CURRENT_VERSION, makeReleaseArchive } from './support/release.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CURRENT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const CURRENT = CURRENT_VERSION;
 const REPO = 'proxy-panel/proxy-panel';
 const [maj, min] = CURRENT.split('.').map(Number) as [number, number];
 const NEXT = `${maj}.${min + 1}.0`;
@@ -25,21 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'panel-update-'));
 const prefix = join(work, 'prefix');
 const dataDir = join(work, 'data');
 
-/** A release archive as `npm run release` lays it out; node_modules is a link to the checkout's (offline). */
-function makeRelease(version: string, tweak?: (dir: string) => void): Buffer {
-  const stage = join(work, `stage-${version}`);
-  const dir = join(stage, `proxy-panel-${version}`);
-  mkdirSync(dir, { recursive: true });
-  cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
-  cpSync(join(ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  tweak?.(dir);
-  const out = join(stage, `proxy-panel-${version}.tar.gz`);
-  execFileSync('tar', ['-czf', out, '-C', stage, `proxy-panel-${version}`]);
-  return readFileSync(out);
-}
+const makeRelease = (version: string, tweak?: (dir: string) => void): Buffer => readFileSync(makeReleaseArchive(work, version, tweak));
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const feed = { releases: [] as { tag_name: string; prerelease?: boolean }[], archives: new Map<string, Buffer>(), badSum: new Set<string>(), hits: 0 };
@@ -132,7 +117,7 @@ describe('panel self-update (installed layout, launcher, local release feed)', (
       const i = await info();
       return i.obj?.currentVersion === NEXT && i.obj.lastUpdate?.result === 'updated' ? i : null;
     }, 60_000, 300);
-    expect(after.obj).toMatchObject({ updateAvailable: false, lastUpdate: { result: 'updated', from: CURRENT, to: NEXT } });
+    expect(after!.obj).toMatchObject({ updateAvailable: false, lastUpdate: { result: 'updated', from: CURRENT, to: NEXT } });
     expect(currentTarget()).toBe(join('releases', NEXT));
     expect(readdirSync(join(prefix, 'releases')).sort()).toEqual([CURRENT, NEXT].sort());
     // The data came along: the API token made before the update still works (it answered above).
@@ -163,7 +148,7 @@ describe('panel self-update (installed layout, launcher, local release feed)', (
       const i = await info();
       return i.obj?.lastUpdate?.to === BROKEN ? i : null;
     }, 60_000, 300);
-    expect(after.obj).toMatchObject({
+    expect(after!.obj).toMatchObject({
       currentVersion: NEXT, latestVersion: `v${BROKEN}`, updateAvailable: true,
       lastUpdate: { result: 'rolled-back', from: NEXT, to: BROKEN, reason: 'it exited with code 3' },
     });
