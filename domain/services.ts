@@ -59,7 +59,7 @@ export interface ServiceDeps {
   /** Server tools on the host: core install, geo files, logs, backups (host agent and node adapter). */
   serverTools?: ServerToolsPorts;
   /** The provider integrations' API base URLs (tests point them at local stand-ins), timeout and device name. */
-  providers?: { tunnelApi?: string; vpnApi?: string; timeoutMs?: number; deviceName?: string };
+  providers?: { tunnelApi?: string; vpnApi?: string; timeoutMs?: number; deviceName?: string; allowPrivate?: boolean };
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -96,8 +96,8 @@ export function createServices(deps: ServiceDeps) {
     panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
   });
   const p = deps.providers ?? {};
-  const providerA = new TunnelProvider({ http, settings, core, clock: deps.clock, baseUrl: p.tunnelApi, timeoutMs: p.timeoutMs, deviceName: p.deviceName });
-  const providerB = new VpnProvider({ http, settings, core, clock: deps.clock, baseUrl: p.vpnApi, timeoutMs: p.timeoutMs });
+  const providerA = new TunnelProvider({ http, settings, core, clock: deps.clock, baseUrl: p.tunnelApi, timeoutMs: p.timeoutMs, deviceName: p.deviceName, allowPrivate: p.allowPrivate });
+  const providerB = new VpnProvider({ http, settings, core, clock: deps.clock, baseUrl: p.vpnApi, timeoutMs: p.timeoutMs, allowPrivate: p.allowPrivate });
   const push = new PushHub();
   push.attach(deps.events);
   return {

@@ -7,5 +7,7 @@ export function providerOptions(env: NodeJS.ProcessEnv = process.env) {
     tunnelApi: env.PANEL_PROVIDER_A_URL || undefined,
     vpnApi: env.PANEL_PROVIDER_B_URL || undefined,
     deviceName: hostname(),
+    // The services behind a proxy or mirror on a private network (and the end-to-end tests' stand-ins).
+    allowPrivate: env.PANEL_PROVIDER_ALLOW_PRIVATE === 'true',
   };
 }

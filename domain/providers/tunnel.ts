@@ -35,6 +35,7 @@ export interface TunnelDeps {
   baseUrl?: string;
   timeoutMs?: number;
   deviceName?: string;
+  allowPrivate?: boolean;
 }
 
 const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -87,7 +88,7 @@ export class TunnelProvider {
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     return callJson(this.d.http, `provider-a ${what}`, {
       url: `${this.base}${path}`, method: init.method ?? 'GET', headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body), timeoutMs: this.d.timeoutMs,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body), timeoutMs: this.d.timeoutMs, allowPrivate: this.d.allowPrivate,
     }, [a?.accessToken, a?.privateKey, a?.licenseKey]);
   }
 

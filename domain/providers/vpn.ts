@@ -30,6 +30,7 @@ export interface VpnDeps {
   clock: Clock;
   baseUrl?: string;
   timeoutMs?: number;
+  allowPrivate?: boolean;
 }
 
 const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -55,7 +56,7 @@ export class VpnProvider {
   }
 
   private get(what: string, path: string, headers: Record<string, string> = {}, secrets: string[] = []) {
-    return callJson(this.d.http, `provider-b ${what}`, { url: `${this.base}${path}`, headers: { accept: 'application/json', ...headers }, timeoutMs: this.d.timeoutMs }, secrets);
+    return callJson(this.d.http, `provider-b ${what}`, { url: `${this.base}${path}`, headers: { accept: 'application/json', ...headers }, timeoutMs: this.d.timeoutMs, allowPrivate: this.d.allowPrivate }, secrets);
   }
 
   private async view(a: Account | null) {

@@ -53,16 +53,16 @@ describe.skipIf(!bin)('traffic and client_stats events (real core, real client)'
       return { up, down };
     };
     // Counters are payload bytes: the body plus the HTTP response head, the request upward.
-    const stats = await eventually(() => {
+    const stats = (await eventually(() => {
       const s = sum('client_stats', (m) => m.data?.clients, 'email', 'mover@events');
-      return s.down >= SIZE ? s : null;
-    }, 15_000, 100);
+      return s.down >= SIZE ? s : undefined;
+    }, 15_000, 100))!;
     expect(stats.down).toBeLessThan(SIZE + 4096);
     expect(stats.up).toBeGreaterThan(0);
-    const inbound = await eventually(() => {
+    const inbound = (await eventually(() => {
       const s = sum('traffic', (m) => m.data?.inbounds, 'tag', ib.tag);
-      return s.down >= SIZE ? s : null;
-    }, 15_000, 100);
+      return s.down >= SIZE ? s : undefined;
+    }, 15_000, 100))!;
     // The inbound's counter includes the VMess framing and padding around the payload (a few per cent).
     expect(inbound.down).toBeGreaterThanOrEqual(stats.down);
     expect(inbound.down).toBeLessThan(SIZE * 1.1);
