@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, killAll, startPanel, testCoreBin, type Panel } from './support/index.js';
-import { startStandins, VPN_PRIVATE_KEY, type Standins } from '../support/provider-standins.js';
+import { startStandins, VPN_PRIVATE_KEY, VPN_TOKEN, type Standins } from '../support/provider-standins.js';
 
 const bin = testCoreBin();
 
@@ -19,7 +19,7 @@ describe.skipIf(!bin)('provider integrations with the V2Ray core', () => {
     w = await startStandins();
     panel = await startPanel({
       coreBin: bin!,
-      env: { PANEL_PROVIDER_A_URL: w.tunnelBase, PANEL_PROVIDER_B_URL: `${w.url}/vpn`, PANEL_PROVIDER_ALLOW_PRIVATE: 'true' },
+      env: { PANEL_PROVIDER_A_URL: w.tunnelBase, PANEL_PROVIDER_B_URL: `${w.url}/vpn`, PANEL_PROVIDER_ALLOW_PRIVATE: 'true', PANEL_LOG_LEVEL: 'debug' },
     });
     await eventually(() => panel.corePid(), 5000);
   }, 60_000);
@@ -64,5 +64,15 @@ describe.skipIf(!bin)('provider integrations with the V2Ray core', () => {
     expect((await panel.api('POST', 'panel/core/')).obj.coreSetting).toBe(before);
     const list = await panel.api('POST', 'panel/core/provider-b/servers', new URLSearchParams({ countryId: '81' }));
     expect(list.obj.servers.map((s: any) => s.id)).toEqual([1012, 947]);
+  });
+
+  it('keeps tokens and keys out of the panel log (debug level, every request logged)', async () => {
+    expect((await panel.api('POST', 'panel/core/provider-b/reg', new URLSearchParams({ token: VPN_TOKEN }))).success).toBe(true);
+    const log = panel.proc.output();
+    expect(log).toMatch(/"path":"\/panel\/core\/provider-b\/reg"/);
+    const device = [...w.tunnel.devices.values()][0]!;
+    for (const secret of [device.token, VPN_TOKEN, VPN_PRIVATE_KEY]) expect(log).not.toContain(secret);
+    const logs = await panel.api('POST', 'panel/api/server/logs/10000', { level: 'debug' });
+    for (const secret of [device.token, VPN_TOKEN, VPN_PRIVATE_KEY]) expect(logs.obj).not.toContain(secret);
   });
 });
