@@ -27,6 +27,8 @@ import { NodePuller } from './nodes/puller.js';
 import { NodeLocks } from './nodes/locks.js';
 import { GeoService, type GeoServiceOptions } from './geo/service.js';
 import { ServerToolsService, type ServerToolsPorts } from './server-tools/service.js';
+import { TunnelProvider } from './providers/tunnel.js';
+import { VpnProvider } from './providers/vpn.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -58,6 +60,8 @@ export interface ServiceDeps {
   pusherOptions?: PusherOptions;
   /** Server tools on the host: core install, geo files, logs, backups (host agent and node adapter). */
   serverTools?: ServerToolsPorts;
+  /** The provider integrations' API base URLs (tests point them at local stand-ins), timeout and device name. */
+  providers?: { tunnelApi?: string; vpnApi?: string; timeoutMs?: number; deviceName?: string; allowPrivate?: boolean };
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -97,6 +101,9 @@ export function createServices(deps: ServiceDeps) {
     ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
     panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
   });
+  const p = deps.providers ?? {};
+  const providerA = new TunnelProvider({ http, settings, core, clock: deps.clock, baseUrl: p.tunnelApi, timeoutMs: p.timeoutMs, deviceName: p.deviceName, allowPrivate: p.allowPrivate });
+  const providerB = new VpnProvider({ http, settings, core, clock: deps.clock, baseUrl: p.vpnApi, timeoutMs: p.timeoutMs, allowPrivate: p.allowPrivate });
   const push = new PushHub();
   push.attach(deps.events);
   return {
@@ -117,6 +124,8 @@ export function createServices(deps: ServiceDeps) {
     nodePuller,
     geo,
     serverTools,
+    providerA,
+    providerB,
     /** Runs once at start-up, after migrations. */
     async init(): Promise<void> {
       await auth.init();

@@ -24,6 +24,7 @@ import { nodeRoutes } from './nodes.js';
 import { customGeoRoutes } from './custom-geo.js';
 import { serverToolsRoutes } from './server-tools.js';
 import { uiRoutes } from './ui.js';
+import { providerRoutes } from './providers.js';
 import { DomainError } from '../domain/shared/errors.js';
 
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -73,6 +74,7 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   panel.route('/panel/setting', settingsRoutes());
   panel.route('/panel/core', coreRoutes());
   panel.route('/panel/core', coreTrafficRoutes());
+  panel.route('/panel/core', providerRoutes());
   panel.route('/panel/api/server', serverCoreRoutes());
   panel.route('/panel/api/server', serverStatusRoutes());
   panel.route('/panel/api', serverToolsRoutes()); // /server/… tools and /backuptotgbot

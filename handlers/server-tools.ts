@@ -51,8 +51,11 @@ export function serverToolsRoutes() {
     return ok(c, r, r.restarted ? `core ${r.version} installed and restarted` : `core ${r.version} installed${r.note ? `; ${r.note}` : ''}`);
   });
 
-  app.get('/server/getPanelUpdateInfo', (c) => ok(c, tools(c).panelUpdateInfo()));
-  app.post('/server/updatePanel', (c) => tools(c).updatePanel());
+  app.get('/server/getPanelUpdateInfo', async (c) => ok(c, await tools(c).panelUpdateInfo()));
+  app.post('/server/updatePanel', async (c) => {
+    const r = await tools(c).updatePanel();
+    return ok(c, r, `updating ${r.from} to ${r.to}: the panel restarts now and returns to ${r.from} by itself if ${r.to} is not healthy within 60 s`);
+  });
 
   const geo = async (c: AppContext, fileName: string | undefined) => {
     const r = await tools(c).updateGeoFiles(fileName);
@@ -64,7 +67,8 @@ export function serverToolsRoutes() {
   app.post('/server/logs/:count', async (c) => {
     const { count } = parseParams(c, countParam);
     const body = await parseBody(c, logsBody);
-    return ok(c, tools(c).panelLogs(count, body.level));
+    const r = await tools(c).panelLogsFrom(count, body.level, body.syslog === true || body.syslog === 'true');
+    return ok(c, r.text, r.note);
   });
   app.post('/server/corelogs/:count', async (c) => {
     const { count } = parseParams(c, countParam);

@@ -157,7 +157,7 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
       const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
       const allowPrivate = !!(opts.allowPrivate || req.allowPrivate);
       const method = req.method ?? 'GET';
-      let redirects = method === 'POST' ? 0 : (req.maxRedirects ?? 5);
+      let redirects = method === 'GET' || method === 'HEAD' ? (req.maxRedirects ?? 5) : 0;
       let url: URL;
       try {
         url = new URL(req.url);

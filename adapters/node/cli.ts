@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../storage/store.js';
-import { runMigrations } from '../../storage/migrate.js';
+import { checkMigrations, runMigrations } from '../../storage/migrate.js';
 import { redact } from '../../storage/conn.js';
 import { createServices, type Services } from '../../domain/services.js';
 import { EventBus } from '../../domain/shared/events.js';
@@ -23,6 +23,7 @@ const USAGE = `usage: npm run panel -- <command>
   settings [--json]                               print the effective settings
   set KEY VALUE                                   write one setting, validated as /panel/setting/update does
   migrate                                         run the database migrations
+  check-migrations                                check this build knows every migration the database has
   token create NAME                               create an API token and print it`;
 
 class UsageError extends Error {}
@@ -117,6 +118,17 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       secureFiles(config);
       await runMigrations(config.dbUrl);
       out(`migrations applied to ${redact(config.dbUrl)}`);
+      return 0;
+    }
+    case 'check-migrations': {
+      // Run by the panel update on a staged release, against the live database, before switching to it.
+      if (args.length) throw new UsageError('check-migrations takes no arguments');
+      const r = await checkMigrations(config.dbUrl);
+      if (r.unknown > 0) {
+        out(`${r.unknown} migration(s) applied to ${redact(config.dbUrl)} are unknown to this build: it is older than the data`);
+        return 1;
+      }
+      out(`migrations ok: ${r.applied} applied, ${r.pending} pending of ${r.known} known`);
       return 0;
     }
     case 'token': {

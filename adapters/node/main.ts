@@ -4,6 +4,9 @@ import { readConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { panelLogRing } from './log-ring.js';
 import { PanelServer } from './server.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lifecycle, READY_FILE } from './lifecycle.js';
 
 const STOP_DEADLINE_MS = 9000;
 
@@ -28,7 +31,7 @@ async function main(): Promise<void> {
     try {
       await started.catch(() => undefined); // a failed start reports itself below
       await server.stop();
-      process.exit(0);
+      process.exit(lifecycle.exitCode);
     } catch (err) {
       logger.error('stop failed', { error: String(err) });
       process.exit(1);
@@ -37,6 +40,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   await started;
+  // The launcher's health check of a self-update waits for this file with the new version and this pid.
+  writeFileSync(join(config.dataDir, READY_FILE), JSON.stringify({ version: config.panelVersion, pid: process.pid }), { mode: 0o600 });
 }
 
 main().catch((err) => {

@@ -6,6 +6,9 @@ import type { CoreBinarySwitch } from '../../domain/ports/server-tools.js';
 import type { CoreSupervisor } from '../../host-agent/core/supervisor.js';
 import { createServerHost } from '../../host-agent/server-host.js';
 import { panelLogRing } from './log-ring.js';
+import { createSystemJournal } from '../../host-agent/journal.js';
+import { createPanelInstaller } from '../../host-agent/panel-installer.js';
+import { lifecycle, RESTART_EXIT_CODE } from './lifecycle.js';
 
 export interface NodeServerToolsOptions {
   dataDir: string;
@@ -15,6 +18,8 @@ export interface NodeServerToolsOptions {
   supervisor: () => CoreSupervisor | null;
   /** The binary the supervisor was created with. */
   supervisorBin: string;
+  /** The libsql database file, null for PostgreSQL (restored on an update's rollback). */
+  dbFile?: string | null;
 }
 
 export function nodeServerTools(opts: NodeServerToolsOptions): ServerToolsPorts {
@@ -34,5 +39,20 @@ export function nodeServerTools(opts: NodeServerToolsOptions): ServerToolsPorts 
       return sup.available ? { ok: true } : { ok: false, note: sup.status().error };
     },
   };
-  return { host: createServerHost({ dataDir: opts.dataDir }), logs: panelLogRing, coreSwitch };
+  const env = process.env;
+  const installer = createPanelInstaller({
+    prefix: env.PANEL_LAUNCHER === '1' && env.PANEL_PREFIX ? env.PANEL_PREFIX : null,
+    dbFile: opts.dbFile ?? null,
+    exitForRestart: () => {
+      lifecycle.exitCode = RESTART_EXIT_CODE;
+      process.kill(process.pid, 'SIGTERM');
+    },
+  });
+  return {
+    host: createServerHost({ dataDir: opts.dataDir }), logs: panelLogRing, journal: createSystemJournal(), coreSwitch, installer,
+    // The panel's own release feed (RUNTIME.md): a mirror may live on a private network.
+    panelFeed: { api: env.PANEL_RELEASE_API || undefined, download: env.PANEL_RELEASE_DOWNLOAD || undefined },
+    panelRepo: env.PANEL_RELEASE_REPO || undefined,
+    panelFeedAllowPrivate: env.PANEL_RELEASE_ALLOW_PRIVATE === 'true',
+  };
 }

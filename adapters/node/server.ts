@@ -38,6 +38,7 @@ import { AccessLogSwitch, JobRunner, TrafficJobs, trafficIntervalMs } from './jo
 import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
 import { createGeoFileStore } from '../../host-agent/geo-files.js';
 import { nodeServerTools } from './server-tools.js';
+import { providerOptions } from './providers.js';
 import { HEARTBEAT_INTERVAL_MS } from '../../domain/nodes/service.js';
 import { PULL_INTERVAL_MS, RECONCILE_INTERVAL_MS } from '../../domain/nodes/puller.js';
 import { AccessLogTail, FileIpLimitLog, IP_LIMIT_LOG_FILE } from '../../host-agent/access-log.js';
@@ -149,7 +150,8 @@ export class PanelServer {
       http: createGuardedFetch(),
       geoFiles: createGeoFileStore(join(this.config.dataDir, 'bin')),
       pusherOptions: { log: (msg, fields) => this.logger.warn(msg, fields) },
-      serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin }),
+      providers: providerOptions(),
+      serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin, dbFile: this.config.dbUrl.startsWith('file:') ? this.config.dbUrl.slice(5) : null }),
     });
     await this.services.init();
     const admin = await this.services.auth.ensureAdmin(this.config.adminUsername, this.config.adminPassword);

@@ -222,6 +222,29 @@ export class CoreService {
     });
   }
 
+  /**
+   * Edits the stored template (the provider integrations add and remove their outbounds): read, edited and
+   * saved inside the serial queue so no other template change interleaves; the core must accept the full
+   * config first, and a running core is reloaded on it. `edit` returns null for "no change".
+   */
+  async editTemplate<T>(edit: (template: Json) => { template: Json; result: T } | null): Promise<{ changed: boolean; tested: boolean; restarted: boolean; result?: T }> {
+    return this.enqueue(async () => {
+      const r = edit(await this.template());
+      if (!r) return { changed: false, tested: false, restarted: false };
+      parseTemplate(JSON.stringify(r.template));
+      const build = await this.build(r.template);
+      const t = await this.core.test(build.config);
+      if (!t.ok) throw new DomainError(`the core rejected the config with this change: ${tail(t.output)}`);
+      await this.store.settings.setMany({ [TEMPLATE_KEY]: r.template });
+      let restarted = false;
+      if (this.core.status().state === 'running') {
+        await this.reloadNow('core template changed by an integration');
+        restarted = true;
+      }
+      return { changed: true, tested: !t.skipped, restarted, result: r.result };
+    });
+  }
+
   /** getCoreResult: the latest core output, then why parts of the config were adapted or left out. */
   coreResult(): string {
     const out = this.core.output();

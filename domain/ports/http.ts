@@ -4,7 +4,7 @@
 
 export interface HttpRequest {
   url: string;
-  method?: 'GET' | 'POST' | 'HEAD';
+  method?: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
   body?: Uint8Array | string;
   /** Whole-request deadline in ms (connect, redirects and body). Default 15 s. */
@@ -13,7 +13,7 @@ export interface HttpRequest {
   maxBytes?: number;
   /** Permit private, loopback and link-local targets (e.g. a node with allowPrivateAddress). Default false. */
   allowPrivate?: boolean;
-  /** Redirects followed for GET/HEAD (each hop re-checked). Default 5; POST never follows. */
+  /** Redirects followed for GET/HEAD (each hop re-checked). Default 5; other methods never follow. */
   maxRedirects?: number;
   /**
    * How an https peer is trusted (nodes): `verify` the chain and name (the default), `pin` the SHA-256 of its public

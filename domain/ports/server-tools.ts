@@ -29,3 +29,27 @@ export interface CoreBinarySwitch {
    */
   activate(path: string): Promise<{ ok: boolean; note?: string }>;
 }
+
+/** The service manager's journal (systemd), for `logs` with `syslog: true`. */
+export interface SystemJournal {
+  /** The last `count` lines at or above `level`, or why the journal cannot be read here. */
+  tail(count: number, level: LogLevel): Promise<{ lines: string[] } | { unavailable: string }>;
+}
+
+/**
+ * Self-update of an installed panel (host-agent/panel-installer.ts): releases unpacked side by side under the
+ * install prefix, `current` pointing at the running one, and the launcher that restarts the panel, checks the
+ * new version's health and rolls back (adapters/node/launcher.ts).
+ */
+export interface PanelInstaller {
+  /** Why this panel cannot update itself (not started by the launcher…), or null when it can. */
+  unavailable(): string | null;
+  /** The platform-independent release asset name for a version. */
+  assetName(version: string): string;
+  /** Unpacks a verified archive beside the running release and runs the new release's migrations check. */
+  stage(version: string, archive: Uint8Array): Promise<{ dir: string }>;
+  /** Records the pending switch (with the database snapshot to restore on rollback) and stops the panel. */
+  handOver(input: { fromVersion: string; toVersion: string; dir: string; dbSnapshot: string | null }): Promise<void>;
+  /** The outcome of the last update as the launcher recorded it, if any. */
+  lastResult(): Promise<{ result: string; from: string; to: string; at: number; reason?: string } | null>;
+}

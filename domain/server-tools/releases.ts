@@ -58,3 +58,24 @@ export const GEO_FILES: Record<string, GeoSource> = {
 export const DEFAULT_GEO_FILES = ['geoip.dat', 'geosite.dat'];
 
 export const isGeoFileName = (name: string): boolean => Object.hasOwn(GEO_FILES, name);
+
+/** Release tags `vX.Y.Z` of non-draft, non-prerelease releases, newest first (the panel's own feed). */
+export function parseStableTags(json: unknown): string[] {
+  if (!Array.isArray(json)) throw new Error('unexpected release list (not an array)');
+  return parseReleaseTags(json.filter((r) => !(r && typeof r === 'object' && (r as { prerelease?: unknown }).prerelease === true)));
+}
+
+/** Negative when a < b, positive when a > b, for `X.Y.Z` with or without the leading `v`. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+/** The SHA-256 hex from a `sha256sum` line (`<hex>  <file>`). */
+export function parseSha256Sum(text: string): string {
+  const m = /^([0-9a-fA-F]{64})\b/.exec(text.trim());
+  if (!m) throw new Error('the checksum file is not a sha256sum line');
+  return m[1]!.toLowerCase();
+}

@@ -7,13 +7,13 @@ import type { EventSink } from '../shared/events.js';
 import type { PanelControl } from '../ports/runtime.js';
 import type { HttpClient, HttpResponse } from '../ports/http.js';
 import { multipartBody } from '../ports/http.js';
-import type { CoreBinarySwitch, LogLevel, PanelLogSource, ServerHost } from '../ports/server-tools.js';
+import type { CoreBinarySwitch, LogLevel, PanelInstaller, PanelLogSource, ServerHost, SystemJournal } from '../ports/server-tools.js';
 import type { SettingsService } from '../settings/service.js';
 import type { CoreService } from '../core/service.js';
 import { DomainError } from '../shared/errors.js';
 import { hex, uuidv4 } from '../shared/random.js';
 import { generateEch, generateMldsa65, generateMlkem768, generateVlessEnc, generateX25519 } from '../keys/index.js';
-import { DEFAULT_GEO_FILES, GEO_FILES, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags } from './releases.js';
+import { compareVersions, DEFAULT_GEO_FILES, GEO_FILES, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags, parseSha256Sum, parseStableTags } from './releases.js';
 import { filterCoreLog, outboundClasses, type CoreLogFilter } from './core-logs.js';
 
 export const CORE_VERSIONS_TTL_MS = 15 * 60 * 1000;
@@ -26,14 +26,26 @@ const IMPORT_RESTART_DELAY_MS = 3000;
 
 export const PANEL_UPDATE_HELP =
   'this installation has no self-update: update the checkout (git pull, npm install, npm run build) and restart the service';
+export const PANEL_REPO = 'proxy-panel/proxy-panel';
+const MAX_PANEL_ARCHIVE_BYTES = 200 * 1024 * 1024;
 
 /** Optional ports; the node adapter provides them, other runtimes may not. */
 export interface ServerToolsPorts {
   host?: ServerHost;
   logs?: PanelLogSource;
+  /** The service manager's journal (`syslog: true`); absent where there is none. */
+  journal?: SystemJournal;
   coreSwitch?: CoreBinarySwitch;
   /** Where releases come from (tests point these at a local fake server). */
   sources?: { githubApi?: string; githubDownload?: string };
+  /** The panel's own release feed: `owner/repo` on GitHub (or a mirror at the same addresses). */
+  panelRepo?: string;
+  /** Where the panel's own releases come from, when not where the core's do (a mirror, a test feed). */
+  panelFeed?: { api?: string; download?: string };
+  /** A release mirror on a private network: let the feed's requests reach private addresses. */
+  panelFeedAllowPrivate?: boolean;
+  /** Self-update of an installed panel; absent where the panel cannot replace itself. */
+  installer?: PanelInstaller;
 }
 
 export interface ServerToolsDeps extends ServerToolsPorts {
@@ -64,7 +76,9 @@ function stamp(ms: number): string {
 
 export class ServerToolsService {
   private versions: { list: string[]; at: number } | null = null;
+  private panelReleases: { list: string[]; at: number } | null = null;
   private installing = false;
+  private updating = false;
   private readonly githubApi: string;
   private readonly githubDownload: string;
 
@@ -238,6 +252,19 @@ export class ServerToolsService {
     return this.d.logs.tail(Math.min(count, MAX_LOG_LINES), lvl).join('\n');
   }
 
+  /**
+   * logs/:count with `syslog`: the service's journal when the panel runs under systemd and journalctl exists;
+   * otherwise the panel's own log, with a note saying why.
+   */
+  async panelLogsFrom(count: number, level: string, syslog: boolean): Promise<{ text: string; note: string }> {
+    const own = this.panelLogs(count, level);
+    if (!syslog) return { text: own, note: '' };
+    const lvl = LEVELS[level.trim().toLowerCase() || 'info']!;
+    const why = this.d.journal ? await this.d.journal.tail(Math.min(count, MAX_LOG_LINES), lvl) : { unavailable: 'no system journal in this runtime' };
+    if ('lines' in why) return { text: why.lines.join('\n'), note: 'from the systemd journal' };
+    return { text: own, note: `syslog: ${why.unavailable}; showing the panel's own log instead` };
+  }
+
   /** corelogs/:count — the last core log lines (access and error logs in the data directory), filtered. */
   async coreLogs(count: number, f: CoreLogFilter): Promise<string> {
     const lines = await this.host().coreLogLines(MAX_LOG_LINES * 5);
@@ -322,12 +349,89 @@ export class ServerToolsService {
 
   // ---- panel update ---------------------------------------------------------------------------------------------
 
-  /** getPanelUpdateInfo: there is no release feed for this panel; say so instead of guessing. */
-  panelUpdateInfo() {
-    return { currentVersion: this.d.panelVersion, latestVersion: '', updateAvailable: false, selfUpdate: false, message: PANEL_UPDATE_HELP };
+  private get panelRepo(): string { return this.d.panelRepo || PANEL_REPO; }
+
+  /** The panel's releases, newest first; the same cache and stale-on-error rules as the core versions. */
+  private async panelVersions(): Promise<string[]> {
+    const now = this.d.clock.now();
+    if (this.panelReleases && now - this.panelReleases.at < CORE_VERSIONS_TTL_MS && now >= this.panelReleases.at) return this.panelReleases.list;
+    try {
+      const res = await this.http().request({
+        url: `${(this.d.panelFeed?.api ?? this.githubApi).replace(/\/+$/, '')}/repos/${this.panelRepo}/releases?per_page=30`, headers: { accept: 'application/vnd.github+json' },
+        timeoutMs: 10_000, maxBytes: MAX_RELEASE_LIST_BYTES, allowPrivate: this.d.panelFeedAllowPrivate,
+      });
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      const list = parseStableTags(JSON.parse(text(res)));
+      this.panelReleases = { list, at: now };
+      return list;
+    } catch (err) {
+      if (this.panelReleases) return this.panelReleases.list;
+      throw new DomainError(`cannot fetch the panel releases of ${this.panelRepo}: ${errMsg(err)}`);
+    }
   }
 
-  updatePanel(): never {
-    throw new DomainError(PANEL_UPDATE_HELP);
+  /** getPanelUpdateInfo: the newest release of the panel's feed against the running version. */
+  async panelUpdateInfo() {
+    const current = this.d.panelVersion;
+    const why = this.d.installer ? this.d.installer.unavailable() : PANEL_UPDATE_HELP;
+    const last = this.d.installer ? await this.d.installer.lastResult().catch(() => null) : null;
+    const latest = (await this.panelVersions())[0] ?? '';
+    const updateAvailable = !!latest && compareVersions(latest, current) > 0;
+    const message = !latest ? `no release published in ${this.panelRepo}`
+      : !updateAvailable ? `${current} is the newest release`
+        : why ? `${latest} is available; ${why}` : `${latest} is available`;
+    return { currentVersion: current, latestVersion: latest, updateAvailable, selfUpdate: !why, message, lastUpdate: last };
+  }
+
+  /**
+   * updatePanel: downloads the newest release and its checksum, verifies, unpacks it beside the running one and
+   * runs its migrations check, snapshots a file database, then hands over to the launcher, which restarts the
+   * panel on it and rolls back when it is not healthy within 60 s.
+   */
+  async updatePanel(): Promise<{ from: string; to: string }> {
+    const installer = this.d.installer;
+    const why = installer ? installer.unavailable() : PANEL_UPDATE_HELP;
+    if (!installer || why) throw new DomainError(why ?? PANEL_UPDATE_HELP);
+    if (this.updating) throw new DomainError('a panel update is already running');
+    this.updating = true;
+    try {
+      this.panelReleases = null; // decide on a fresh list
+      const latest = (await this.panelVersions())[0];
+      const from = this.d.panelVersion;
+      if (!latest || compareVersions(latest, from) <= 0) throw new DomainError(`${from} is the newest release; nothing to update`);
+      const version = latest.replace(/^v/, '');
+      const asset = installer.assetName(version);
+      const url = `${(this.d.panelFeed?.download ?? this.githubDownload).replace(/\/+$/, '')}/${this.panelRepo}/releases/download/${latest}/${asset}`;
+      const archive = await this.downloadFeed(url, MAX_PANEL_ARCHIVE_BYTES, 300_000, `panel ${latest}`);
+      const sum = await this.downloadFeed(`${url}.sha256`, 64 * 1024, 30_000, `panel ${latest} checksum`);
+      let want: string;
+      try { want = parseSha256Sum(new TextDecoder().decode(sum)); } catch (err) { throw new DomainError(`panel ${latest}: ${errMsg(err)}`); }
+      const got = hex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', archive as Uint8Array<ArrayBuffer>)));
+      if (got !== want) throw new DomainError(`panel ${latest}: the download does not match the published SHA-256 (expected ${want}, got ${got}); nothing was changed`);
+      let dir: string;
+      try { ({ dir } = await installer.stage(version, archive)); } catch (err) { throw new DomainError(`panel ${latest}: ${errMsg(err)}; nothing was changed`); }
+      let dbSnapshot: string | null = null;
+      if (this.d.store.backup.fileBased && this.d.host) {
+        dbSnapshot = await this.d.host.backupPath(`panel_before-update-${version}_${stamp(this.d.clock.now())}.db`);
+        await this.d.store.backup.snapshotTo(dbSnapshot);
+      }
+      this.d.events.emit('notification', { title: 'Panel update', body: `updating ${from} → ${version}; the panel restarts now`, severity: 'info' });
+      await installer.handOver({ fromVersion: from, toVersion: version, dir, dbSnapshot });
+      return { from, to: version };
+    } finally {
+      this.updating = false;
+    }
+  }
+
+  private async downloadFeed(url: string, maxBytes: number, timeoutMs: number, what: string): Promise<Uint8Array> {
+    let res: HttpResponse;
+    try {
+      res = await this.http().request({ url, maxBytes, timeoutMs, allowPrivate: this.d.panelFeedAllowPrivate });
+    } catch (err) {
+      throw new DomainError(`${what}: download failed: ${errMsg(err)}`);
+    }
+    if (res.status !== 200) throw new DomainError(`${what}: download failed: HTTP ${res.status}`);
+    if (res.body.length === 0) throw new DomainError(`${what}: the download is empty`);
+    return res.body;
   }
 }

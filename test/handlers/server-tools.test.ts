@@ -321,9 +321,9 @@ describe.each(testDatabases())('server tools on $name', (db) => {
   });
 
   describe('panel update', () => {
-    it('says honestly that there is no self-update', async () => {
+    it('says honestly that there is no self-update without an installer (the feed is test/e2e/panel-update)', async () => {
       const info = await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s);
-      expect(info.json).toMatchObject({ success: true, obj: { currentVersion: '0.1.0', updateAvailable: false, selfUpdate: false } });
+      expect(info.json).toMatchObject({ success: false, msg: 'cannot fetch the panel releases of proxy-panel/proxy-panel: HTTP 404' });
       const up = await call(t, 'POST', `${S}/updatePanel`, undefined, s);
       expect(up.json.success).toBe(false);
       expect(up.json.msg).toMatch(/git pull, npm install, npm run build/);

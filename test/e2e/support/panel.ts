@@ -104,7 +104,7 @@ export async function startPanel(opts: PanelOptions): Promise<Panel> {
 }
 
 /** Logs in with the admin credential and creates an API token. */
-async function createToken(url: string): Promise<string> {
+export async function createToken(url: string): Promise<string> {
   const login = await fetch(new URL('login', url), {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
   });
