@@ -17,6 +17,12 @@ export interface PanelDeps {
   logger?: Logger;
   /** The runtime's WebSocket upgrade (Node: `upgradeWebSocket` from @hono/node-server); absent: GET /ws answers 426. */
   upgradeWebSocket?: UpgradeWebSocket<any>;
+  /** The API reference page's renderer files (Swagger UI); absent: /panel/api/docs loads without them. */
+  docsAssets?: DocsAssets;
+}
+
+export interface DocsAssets {
+  read(file: string): Promise<Uint8Array | null>;
 }
 
 export interface Logger {

@@ -477,7 +477,9 @@ export function clientsRepo(c: Conn): ClientsRepo {
     async traffic(email) {
       const rows = await c.all<Record<string, unknown>>(sql`SELECT c.email AS email, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
         c.total_bytes AS total, c.expiry_time AS expiry FROM ${FROM} WHERE c.email = ${email}`);
-      const r = rows[0];
+      // A client deleted with keepTraffic leaves its counters behind: they stay readable (no quota, no expiry).
+      const r = rows[0] ?? (await c.all<Record<string, unknown>>(sql`SELECT email, up, down, 0 AS total, 0 AS expiry
+        FROM client_traffics WHERE email = ${email}`))[0];
       return r ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) } : null;
     },
 
