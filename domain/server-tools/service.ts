@@ -16,6 +16,7 @@ import { generateEch, generateMldsa65, generateMlkem768, generateVlessEnc, gener
 import { DEFAULT_GEO_FILES, GEO_FILES, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags } from './releases.js';
 import { filterCoreLog, outboundClasses, type CoreLogFilter } from './core-logs.js';
 
+export const RESTART_GRACE_MS = 3000;
 export const CORE_VERSIONS_TTL_MS = 15 * 60 * 1000;
 const CORE_REPO = 'XTLS/Xray-core';
 const MAX_RELEASE_LIST_BYTES = 8 * 1024 * 1024;
@@ -325,6 +326,12 @@ export class ServerToolsService {
   /** getPanelUpdateInfo: there is no release feed for this panel; say so instead of guessing. */
   panelUpdateInfo() {
     return { currentVersion: this.d.panelVersion, latestVersion: '', updateAvailable: false, selfUpdate: false, message: PANEL_UPDATE_HELP };
+  }
+
+  /** POST /panel/setting/restartPanel: the panel restarts after a grace period (the answer gets out first). */
+  restartPanel(): { inSeconds: number } {
+    this.d.panel.requestRestart(RESTART_GRACE_MS);
+    return { inSeconds: RESTART_GRACE_MS / 1000 };
   }
 
   updatePanel(): never {
