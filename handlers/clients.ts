@@ -40,13 +40,16 @@ export function clientRoutes() {
     .openapi(createRoute({
       method: 'post', path: '/add', tags, summary: 'Create a client attached to one or more inbounds',
       description: '`client` and `inboundIds` may also be sent as JSON text (form posts).',
-      request: { body: jsonBody(addBody) }, responses: envelope(clientGetObj),
+      request: { body: jsonBody(addBody, undefined, {
+        client: { email: 'alice@example.com', enable: true, totalGB: 10 * 1024 ** 3, expiryTime: 0, limitIp: 2, comment: 'example' },
+        inboundIds: [1],
+      }) }, responses: envelope(clientViewObj),
     }), async (c) => ok(c, await svc(c).add(c.req.valid('json')), 'client created'))
 
     .openapi(createRoute({
       method: 'post', path: '/update/{email}', tags, summary: 'Replace a client’s writable fields',
       description: 'The body is the client object; `{client: {...}}` (or its JSON text) is accepted too.',
-      request: { ...byEmail, body: jsonBody(clientUpdateBody) }, responses: envelope(clientGetObj),
+      request: { ...byEmail, body: jsonBody(clientUpdateBody, undefined, { email: 'alice@example.com', enable: false, comment: 'paused' }) }, responses: envelope(clientViewObj),
     }), async (c) => ok(c, await svc(c).update(c.req.valid('param').email, c.req.valid('json')), 'client updated'))
 
     .openapi(createRoute({
@@ -80,7 +83,7 @@ export function clientRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/bulkAdjust', tags, summary: 'Add days and/or bytes to many clients',
-      request: { body: jsonBody(bulkAdjustBody) }, responses: envelope(bulkResultObj),
+      request: { body: jsonBody(bulkAdjustBody, undefined, { emails: ['alice@example.com'], addDays: 30 }) }, responses: envelope(bulkResultObj),
     }), async (c) => {
       const body = c.req.valid('json');
       return ok(c, await svc(c).bulkAdjust(body.emails, body.addDays ?? 0, body.addBytes ?? 0));
@@ -96,12 +99,14 @@ export function clientRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/bulkCreate', tags, summary: 'Create many clients; bad items are skipped with a reason',
-      request: { body: jsonBody(bulkCreateBody) }, responses: envelope(bulkCreateObj),
+      request: { body: jsonBody(bulkCreateBody, undefined, [
+        { client: { email: 'bob@example.com' }, inboundIds: [1] }, { client: { email: 'carol@example.com' }, inboundIds: [1] },
+      ]) }, responses: envelope(bulkCreateObj),
     }), async (c) => ok(c, await svc(c).bulkCreate(c.req.valid('json'))))
 
     .openapi(createRoute({
       method: 'post', path: '/bulkAssignGroup', tags, summary: 'Put many clients in a group ("" removes them from theirs)',
-      request: { body: jsonBody(bulkAssignGroupBody) }, responses: envelope(affectedObj),
+      request: { body: jsonBody(bulkAssignGroupBody, undefined, { emails: ['alice@example.com'], group: 'family' }) }, responses: envelope(affectedObj),
     }), async (c) => {
       const body = c.req.valid('json');
       return ok(c, await svc(c).bulkAssignGroup(body.emails, body.group));
@@ -125,7 +130,7 @@ export function clientRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/groups/create', tags: ['groups'], summary: 'Create an empty group',
-      request: { body: jsonBody(groupNameBody) }, responses: envelope(groupObj),
+      request: { body: jsonBody(groupNameBody, undefined, { name: 'friends' }) }, responses: envelope(groupObj),
     }), async (c) => ok(c, await groups(c).create(c.req.valid('json').name), 'group created'))
 
     .openapi(createRoute({

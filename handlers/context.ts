@@ -3,6 +3,9 @@ import type { Context } from 'hono';
 import type { UpgradeWebSocket } from 'hono/ws';
 import type { Services } from '../domain/services.js';
 import type { SessionClaims } from '../domain/auth/session.js';
+import type { DocsAssets } from '../domain/ports/docs-assets.js';
+
+export type { DocsAssets };
 
 export type Principal = { kind: 'session'; claims: SessionClaims } | { kind: 'bearer' };
 
@@ -21,9 +24,6 @@ export interface PanelDeps {
   docsAssets?: DocsAssets;
 }
 
-export interface DocsAssets {
-  read(file: string): Promise<Uint8Array | null>;
-}
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;

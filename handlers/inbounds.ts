@@ -8,7 +8,10 @@ import { fallbackRuleObj, inboundOptionObj, inboundViewObj } from '../domain/inb
 
 const tags = ['inbounds'];
 const byId = { params: idParam };
-const inboundBody = jsonBody(inboundInput, '`settings`, `streamSettings` and `sniffing` may be objects or JSON text');
+const inboundBody = jsonBody(inboundInput, '`settings`, `streamSettings` and `sniffing` may be objects or JSON text', {
+  remark: 'vless-tcp', enable: true, listen: '', port: 24443, protocol: 'vless', expiryTime: 0, total: 0,
+  settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, sniffing: {},
+});
 
 export function inboundRoutes() {
   const svc = (c: AppContext) => c.var.services.inbounds;

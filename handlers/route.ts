@@ -88,8 +88,8 @@ export function envelope<T extends ZodType>(obj: T, description = 'The envelope;
 }
 
 /** A JSON body (also accepted as a form; see routes()). */
-export function jsonBody<T extends ZodType>(schema: T, description?: string) {
-  return { required: true, description, content: { 'application/json': { schema } } } as const;
+export function jsonBody<T extends ZodType>(schema: T, description?: string, example?: z.input<T>) {
+  return { required: true, description, content: { 'application/json': { schema, example } } } as const;
 }
 
 /** Routes whose answer carries no object. */

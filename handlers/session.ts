@@ -26,7 +26,7 @@ export function sessionRoutes() {
   return routes({ publicRoutes: true })
     .openapi(createRoute({
       method: 'post', path: '/login', tags, ...open, summary: 'Log in: sets the session cookie',
-      request: { body: jsonBody(loginBody) }, responses: envelope(noObj),
+      request: { body: jsonBody(loginBody, undefined, { username: 'admin', password: 'correct horse battery staple' }) }, responses: envelope(noObj),
     }), async (c) => {
       const input = c.req.valid('json');
       const ip = await requestClientIp(c);

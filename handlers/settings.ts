@@ -34,7 +34,7 @@ export function settingsRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/update', tags, summary: 'Change some settings (only the keys sent)',
-      request: { body: jsonBody(settingsPatchBody) }, responses: envelope(settingsObj),
+      request: { body: jsonBody(settingsPatchBody, undefined, { subTitle: 'My VPN', subEnable: true }) }, responses: envelope(settingsObj),
     }), async (c) => {
       const { settings, changed } = await c.var.services.settings.update(c.req.valid('json'));
       return ok(c, settings, changed.length ? `settings saved (${changed.join(', ')}); port and path changes apply after /restartPanel` : 'nothing changed');
@@ -68,7 +68,7 @@ export function settingsRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/apiTokens/create', tags: ['tokens'], summary: 'Create an API token (returned once here)',
-      request: { body: jsonBody(tokenNameBody) }, responses: envelope(apiTokenObj),
+      request: { body: jsonBody(tokenNameBody, undefined, { name: 'ci' }) }, responses: envelope(apiTokenObj),
     }), async (c) => ok(c, await c.var.services.tokens.create(c.req.valid('json').name), 'token created'))
 
     .openapi(createRoute({

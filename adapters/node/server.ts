@@ -24,6 +24,7 @@ import { createPanelApp } from '../../handlers/app.js';
 import { createSubscriptionApp } from '../../handlers/subscription-app.js';
 import type { Logger } from '../../handlers/context.js';
 import { fileProbe } from '../../host-agent/files.js';
+import { swaggerUiAssets } from '../../host-agent/docs-assets.js';
 import { hostPortProbe } from '../../host-agent/port-probe.js';
 import { UnavailableCore } from '../../host-agent/core/unavailable-core.js';
 import { CoreSupervisor } from '../../host-agent/core/supervisor.js';
@@ -206,7 +207,7 @@ export class PanelServer {
   private async listen(p: ListenPlan): Promise<void> {
     const panelApp = createPanelApp({
       services: this.services, clientIp: peerAddress, basePath: p.basePath, secure: !!p.panelTls, logger: this.logger,
-      upgradeWebSocket,
+      upgradeWebSocket, docsAssets: swaggerUiAssets(),
     });
     // Clients send nothing but control frames: a small payload cap.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });

@@ -32,7 +32,7 @@ export const clientViewObj = z.object({
   traffic: clientTrafficViewObj,
 }).meta({ id: 'Client' });
 
-export const clientGetObj = z.union([clientViewObj, z.object({ client: clientViewObj, inboundIds: z.array(z.number()) })]);
+export const clientGetObj = z.object({ client: clientViewObj, inboundIds: z.array(z.number()) });
 
 const clientSlimObj = z.object({
   email: z.string(), subId: z.string(), enable: z.boolean(), totalGB: z.number(), expiryTime: z.number(),
