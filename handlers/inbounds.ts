@@ -56,7 +56,8 @@ export function inboundRoutes() {
 
     .openapi(createRoute({
       method: 'post', path: '/setEnable/{id}', tags, summary: 'Enable or disable an inbound',
-      request: { ...byId, body: jsonBody(setEnableBody) }, responses: envelope(z.object({ id: z.number(), enable: z.boolean() })),
+      request: { ...byId, body: jsonBody(setEnableBody) },
+      responses: envelope(z.object({ id: z.number(), enable: z.boolean() })),
     }), async (c) => {
       const { id } = c.req.valid('param');
       const { enable } = c.req.valid('json');

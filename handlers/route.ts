@@ -35,7 +35,8 @@ const AUTH_RESPONSES = {
 export function routes(opts: { publicRoutes?: boolean } = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const register = app.openapi;
-  app.openapi = ((route: RouteConfig & { hide?: boolean }, handler: (c: Context<AppEnv>, next: () => Promise<void>) => unknown) => {
+  type Handler = (c: Context<AppEnv>, next: () => Promise<void>) => unknown;
+  app.openapi = ((route: RouteConfig & { hide?: boolean }, handler: Handler) => {
     if (!route.hide) app.openAPIRegistry.registerPath(documented(route, opts.publicRoutes ?? false));
     const content = route.request?.body?.content;
     const schema = content && Object.values(content).map((m) => (m as { schema?: unknown }).schema)[0];
@@ -54,7 +55,8 @@ export function routes(opts: { publicRoutes?: boolean } = {}): OpenAPIHono<AppEn
 
 /** The route as the document shows it: JSON bodies are also accepted as forms; protected routes list 401/403/404. */
 function documented(route: RouteConfig & { hide?: boolean }, isPublic: boolean): RouteConfig {
-  const { hide: _hide, middleware: _middleware, ...doc } = route as RouteConfig & { hide?: boolean; middleware?: unknown };
+  type Declared = RouteConfig & { hide?: boolean; middleware?: never };
+  const { hide: _hide, middleware: _middleware, ...doc } = route as Declared;
   const json = doc.request?.body?.content?.['application/json'] as { schema?: unknown } | undefined;
   const body = doc.request?.body && json
     ? {

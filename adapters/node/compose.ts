@@ -53,12 +53,12 @@ export async function composeNode(config: NodeConfig, hooks: ComposeHooks): Prom
   const store = await openStore(config.dbUrl);
   // The core: PANEL_CORE_BIN, else $PANEL_DATA_DIR/bin/xray, else xray on PATH. A missing binary is a state.
   const coreBin = config.coreBin ?? defaultCoreBin(config.dataDir);
-  let services: Services | undefined;
+  const late: { services?: Services } = {}; // the supervisor reports states to the core service built after it
   const supervisor = new CoreSupervisor({
     bin: coreBin,
     dataDir: config.dataDir,
     logger,
-    onState: (status) => services?.core.reportState(status),
+    onState: (status) => late.services?.core.reportState(status),
   });
   await supervisor.init();
   const accessLog = new AccessLogSwitch(config.dataDir);
@@ -68,7 +68,7 @@ export async function composeNode(config: NodeConfig, hooks: ComposeHooks): Prom
     logger.warn('the core is not available; the panel runs without it', { reason: supervisor.status().error });
     core = new UnavailableCore(supervisor.status().error);
   }
-  services = createServices({
+  const services = createServices({
     store,
     core,
     coreOptions: { log: (msg, fields) => logger.warn(msg, fields), accessLog: () => accessLog.path() },
@@ -87,8 +87,11 @@ export async function composeNode(config: NodeConfig, hooks: ComposeHooks): Prom
     http: createGuardedFetch(),
     geoFiles: createGeoFileStore(join(config.dataDir, 'bin')),
     pusherOptions: { log: (msg, fields) => logger.warn(msg, fields) },
-    serverTools: nodeServerTools({ dataDir: config.dataDir, coreBin: config.coreBin, supervisor: () => running, supervisorBin: coreBin }),
+    serverTools: nodeServerTools({
+      dataDir: config.dataDir, coreBin: config.coreBin, supervisor: () => running, supervisorBin: coreBin,
+    }),
   });
+  late.services = services;
   const s = services;
   return {
     store,

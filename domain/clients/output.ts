@@ -56,7 +56,8 @@ export const clientPageObj = z.object({
 
 const skipped = z.array(z.object({ email: z.string(), reason: z.string() }));
 export const bulkResultObj = z.object({
-  affected: z.number().optional(), adjusted: z.number().optional(), deleted: z.number().optional(), skipped: skipped.optional(),
+  affected: z.number().optional(), adjusted: z.number().optional(), deleted: z.number().optional(),
+  skipped: skipped.optional(),
 });
 export const bulkCreateObj = z.object({ created: z.number(), skipped });
 export const affectedObj = z.object({ affected: z.number() });

@@ -24,4 +24,6 @@ export const coreSettingsObj = z.object({
 
 export const outboundProbeObj = z.object({ success: z.boolean(), delay: z.number(), error: z.string() });
 
-export const outboundTrafficObj = z.array(z.object({ tag: z.string(), up: z.number(), down: z.number(), total: z.number() }));
+export const outboundTrafficObj = z.array(z.object({
+  tag: z.string(), up: z.number(), down: z.number(), total: z.number(),
+}));

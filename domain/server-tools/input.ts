@@ -38,7 +38,9 @@ export const mlkem768Obj = z.object({ clientKey: z.string(), serverKey: z.string
 export const vlessEncObj = z.object({
   auths: z.array(z.object({ id: z.number(), label: z.string(), encryption: z.string(), decryption: z.string() })),
 });
-export const echObj = z.object({ echKeySet: z.string(), echServerKeys: z.array(z.string()), echConfigList: z.string() });
+export const echObj = z.object({
+  echKeySet: z.string(), echServerKeys: z.array(z.string()), echConfigList: z.string(),
+});
 export const installCoreObj = z.object({
   version: z.string(), path: z.string(), restarted: z.boolean(), note: z.string().optional(),
 });

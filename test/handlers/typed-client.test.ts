@@ -53,8 +53,11 @@ describe.each(testDatabases())('typed client on $name', (db) => {
 
   it('keeps a deleted client\'s counters with keepTraffic=1, and GET /clients/traffic/:email returns them', async () => {
     const email = 'kept@example.com';
-    expect((await (await api.panel.api.clients.add.$post({ json: { client: { email }, inboundIds: [inboundId] } })).json()).success).toBe(true);
-    const set = await api.panel.api.clients.updateTraffic[':email'].$post({ param: { email }, json: { upload: 700, download: 300 } });
+    const added = await api.panel.api.clients.add.$post({ json: { client: { email }, inboundIds: [inboundId] } });
+    expect((await added.json()).success).toBe(true);
+    const set = await api.panel.api.clients.updateTraffic[':email'].$post({
+      param: { email }, json: { upload: 700, download: 300 },
+    });
     expect((await set.json()).success).toBe(true);
     const before = await (await api.panel.api.clients.traffic[':email'].$get({ param: { email } })).json();
     expect(before.obj).toMatchObject({ up: 700, down: 300 });
