@@ -22,7 +22,7 @@ const CLIENT_CHUNK = 500;
 const KEY_CHUNK = 2000;
 /**
  * Client ids per catalogBatch() read. SQLite reads run on the event loop: small batches, so a request waits at most
- * one batch (~3 ms). PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
+ * one short batch. PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
  */
 const CATALOG_BATCH_IDS = { sqlite: 2_000, pg: 10_000 } as const;
 
