@@ -1,6 +1,7 @@
 // What the node API answers in the envelope's `obj` (zod, for the OpenAPI document and the typed client).
 import { z } from 'zod';
 import { NODE_SCHEMES, NODE_STATUSES } from './model.js';
+import { idParam } from '../shared/input.js';
 
 /** A node (spec: Node); the stored API token is write-only: `apiToken` is always "". */
 export const nodeViewObj = z.object({
@@ -21,8 +22,7 @@ export const probeResultObj = z.object({
 export const historyObj = z.array(z.object({ t: z.number(), v: z.number() }));
 
 export const nodeHistoryParams = z.object({
-  id: z.string().regex(/^\d{1,9}$/, 'must be a positive integer').transform(Number)
-    .refine((n) => n > 0, 'must be a positive integer'),
+  id: idParam.shape.id,
   metric: z.string().max(64),
   bucket: z.string().max(16),
 });
