@@ -25,7 +25,8 @@ export function openApiDocument(routes: OpenAPIHono<AppEnv>, basePath: string): 
         + 'with `success: false` and `msg` naming the field. Request bodies are JSON or forms (urlencoded or '
         + 'multipart); in forms, numbers and booleans are strings and object fields may be JSON text.',
     },
-    servers: [{ url: basePath, description: 'this panel (the web base path)' }],
+    // Paths begin with `/`: the server URL is the base path without its trailing slash (`/` at the root).
+    servers: [{ url: basePath.replace(/\/+$/, '') || '/', description: 'this panel (the web base path)' }],
     security: [{ bearer: [] }, { session: [] }],
   });
 }
