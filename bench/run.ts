@@ -1,8 +1,10 @@
-// `npm run bench [-- name-filter]`: runs every bench/*.bench.ts, prints one table, writes bench/results.json.
+// `npm run bench [-- name-filter]`: runs every bench/*.bench.ts, prints one table, writes bench/results.json and
+// bench/RESULTS.md (generated from it by results-md.ts).
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Benchmark, BenchRow } from './types.js';
+import { writeResultsMarkdown } from './results-md.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const filter = process.argv[2] ?? '';
@@ -31,5 +33,6 @@ for (const [i, row] of table.entries()) {
   if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 }
 writeFileSync(join(dir, 'results.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
-console.log('\nwrote bench/results.json');
+writeResultsMarkdown(dir);
+console.log('\nwrote bench/results.json and bench/RESULTS.md');
 process.exit(0);

@@ -1,4 +1,5 @@
-// Composition of the use cases over the ports. The node adapter and the test app factory both call this.
+// Composition of the use cases over the ports (each gets its collaborators in its constructor). The node
+// adapter (adapters/node/compose.ts), the Worker and the test app factory call createServices.
 import type { Store } from './ports/store.js';
 import type { CoreControl } from './ports/core.js';
 import type { FileProbe, PanelControl, RuntimeInfo } from './ports/runtime.js';
@@ -17,9 +18,11 @@ import { ClientsService } from './clients/service.js';
 import { GroupsService } from './groups/service.js';
 import { CoreService, type CoreServiceOptions } from './core/service.js';
 import type { CoreMetricsProbe, HistoryFile, HostMetrics } from './ports/host.js';
-import { noCoreMetrics, noHost, StatusService } from './status/service.js';
+import { StatusService } from './status/service.js';
+import { noCoreMetrics, noHost } from './ports/host.js';
+import { noPortProbe } from './ports/port-probe.js';
 import { PushHub } from './push/hub.js';
-import { HttpFetchError, type HttpClient } from './ports/http.js';
+import { noHttp, type HttpClient } from './ports/http.js';
 import type { GeoFileStore } from './ports/geo-store.js';
 import { NodesService } from './nodes/service.js';
 import { NodePusher, type PusherOptions } from './nodes/pusher.js';
@@ -64,21 +67,45 @@ export interface ServiceDeps {
   providers?: { tunnelApi?: string; vpnApi?: string; timeoutMs?: number; deviceName?: string; allowPrivate?: boolean };
 }
 
-export function createServices(deps: ServiceDeps) {
+/** The use cases the handlers, jobs and adapters call. No port is reachable through it. */
+export interface Services {
+  settings: SettingsService;
+  auth: AuthService;
+  tokens: TokensService;
+  traffic: TrafficService;
+  subscriptions: SubscriptionService;
+  inbounds: InboundsService;
+  clients: ClientsService;
+  groups: GroupsService;
+  core: CoreService;
+  status: StatusService;
+  push: PushHub;
+  nodes: NodesService;
+  nodePusher: NodePusher;
+  nodePuller: NodePuller;
+  geo: GeoService;
+  serverTools: ServerToolsService;
+  providerA: TunnelProvider;
+  providerB: VpnProvider;
+  /** Runs once at start-up, after migrations. */
+  init(): Promise<void>;
+}
+
+export function createServices(deps: ServiceDeps): Services {
   const settings = new SettingsService(deps.store, deps.files, deps.events, deps.settingsOverrides);
   const auth = new AuthService(deps.store, settings, deps.clock);
   const tokens = new TokensService(deps.store, deps.clock, deps.events);
-  const traffic = new TrafficService({
+  // The traffic service and the core call each other: a tick that depletes clients may restart the core, and a
+  // core restart first stores the counters the core holds. Each gets the other's call as a closure.
+  const traffic: TrafficService = new TrafficService({
     store: deps.store, core: deps.core, clock: deps.clock, events: deps.events, settings,
-    accessLog: deps.accessLog, ipLimitLog: deps.ipLimitLog,
+    accessLog: deps.accessLog, ipLimitLog: deps.ipLimitLog, restartCore: () => core.restart(),
   });
-  // INTEGRATION POINT (traffic → core runtime): with restartCoreOnClientDisable on, one core restart after a tick
-  // that depleted clients, through the core service (one serialised reload).
-  const core = new CoreService(deps.store, deps.core, deps.events, { apiPort: deps.runtime.coreApiPort, ...deps.coreOptions });
-  traffic.restartCore = () => core.restart();
-  core.beforeCoreRestart = () => traffic.flush();
+  const core: CoreService = new CoreService(deps.store, deps.core, deps.events, {
+    apiPort: deps.runtime.coreApiPort, ...deps.coreOptions, beforeRestart: () => traffic.flush(),
+  });
   const subscriptions = new SubscriptionService(deps.store, settings, deps.clock, deps.events);
-  const inbounds = new InboundsService(deps.store, deps.clock, deps.events, deps.portProbe ?? { probe: async () => ({ free: true }) });
+  const inbounds = new InboundsService(deps.store, deps.clock, deps.events, deps.portProbe ?? noPortProbe);
   const clients = new ClientsService(deps.store, deps.clock, deps.events, settings);
   const groups = new GroupsService(deps.store, deps.clock, deps.events);
   const status = new StatusService({
@@ -88,15 +115,17 @@ export function createServices(deps: ServiceDeps) {
     coreConfig: () => core.template(),
     warn: (msg, fields) => deps.coreOptions?.log?.(msg, fields),
   });
-  const http: HttpClient = deps.http ?? { request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); } };
+  const http: HttpClient = deps.http ?? noHttp;
   const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) => deps.coreOptions?.log?.(msg, fields));
   const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
   // Node traffic comes back through the same accounting (quota, events); a reset here resets the node's counters.
   const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, { log: deps.pusherOptions?.log });
   nodePusher.counters = nodePuller;
   traffic.extraOnlines = () => nodePuller.onlines();
-  const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, deps.geoOptions);
-  geo.restartCore = async () => { if (core.status().state === 'running') await core.restart(); };
+  const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, {
+    ...deps.geoOptions,
+    restartCore: async () => { if (core.status().state === 'running') await core.restart(); },
+  });
   const serverTools = new ServerToolsService({
     ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
     panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
@@ -107,7 +136,6 @@ export function createServices(deps: ServiceDeps) {
   const push = new PushHub();
   push.attach(deps.events);
   return {
-    deps,
     settings,
     auth,
     tokens,
@@ -126,12 +154,9 @@ export function createServices(deps: ServiceDeps) {
     serverTools,
     providerA,
     providerB,
-    /** Runs once at start-up, after migrations. */
     async init(): Promise<void> {
       await auth.init();
       void clients.warmCatalog(); // the paged list's first request then finds its catalog read
     },
   };
 }
-
-export type Services = ReturnType<typeof createServices>;

@@ -1,5 +1,7 @@
-// createPanelApp(deps): the panel's HTTP surface under the web base path.
+// createPanelApp(deps): the panel's HTTP surface under the web base path. `PanelApp` is its route type for
+// `hc<PanelApp>(origin + basePath)` (hono/client) in scripts, tests and the browser UI.
 import { Hono, type Context } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requestId } from 'hono/request-id';
@@ -8,7 +10,7 @@ import { ZodError } from 'zod';
 import type { AppEnv, PanelDeps } from './context.js';
 import { failure } from './envelope.js';
 import { InputError } from './input.js';
-import { describeZodError } from './validate.js';
+import { validationHook } from './route.js';
 import { requireAuth } from './auth.js';
 import { SESSION_BODY_PATHS, sessionRoutes } from './session.js';
 import { settingsRoutes } from './settings.js';
@@ -16,7 +18,7 @@ import { coreRoutes } from './core.js';
 import { coreTrafficRoutes } from './core-traffic.js';
 import { serverCoreRoutes } from './server-core.js';
 import { serverStatusRoutes } from './server-status.js';
-import { websocketRoute } from './websocket.js';
+import { websocketRoutes } from './websocket.js';
 import { inboundRoutes } from './inbounds.js';
 import { clientRoutes } from './clients.js';
 import { clientLinksRoutes } from './client-links.js';
@@ -25,7 +27,9 @@ import { customGeoRoutes } from './custom-geo.js';
 import { serverToolsRoutes } from './server-tools.js';
 import { uiRoutes } from './ui.js';
 import { providerRoutes } from './providers.js';
+import { apiDocsRoutes, openApiDocument, type OpenApiDocument } from './api-docs.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { describeZodError } from '../domain/shared/zod-error.js';
 
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -42,8 +46,33 @@ export function errorToResponse(err: unknown, c: Context<any>, deps?: PanelDeps)
   return failure(c, 'internal error; see the panel log', 500);
 }
 
+/**
+ * Every declared route, at its path under the base path. Mounted by createPanelApp behind the middleware below;
+ * its type is the typed client's contract.
+ */
+export function panelRoutes() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .route('/', sessionRoutes())
+    .route('/', websocketRoutes())
+    .route('/panel/setting', settingsRoutes())
+    .route('/panel/core', coreRoutes())
+    .route('/panel/core', coreTrafficRoutes())
+    .route('/panel/core', providerRoutes())
+    .route('/panel/api/server', serverCoreRoutes())
+    .route('/panel/api/server', serverStatusRoutes())
+    .route('/panel/api', serverToolsRoutes()) // /server/… tools and /backuptotgbot
+    .route('/panel/api/inbounds', inboundRoutes())
+    .route('/panel/api/clients', clientRoutes())
+    .route('/panel/api/clients', clientLinksRoutes())
+    .route('/panel/api/nodes', nodeRoutes())
+    .route('/panel/api/custom-geo', customGeoRoutes());
+}
+
+/** The panel's routes as `hc<PanelApp>()` sees them (paths relative to the base path). */
+export type PanelApp = ReturnType<typeof panelRoutes>;
+
 export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
-  const panel = new Hono<AppEnv>();
+  const panel = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   panel.use('*', requestId());
   panel.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
   panel.use('*', async (c, next) => {
@@ -61,29 +90,17 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   const limitBody = bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) });
   for (const path of SESSION_BODY_PATHS) panel.use(path, limitBody);
 
-  panel.route('/', sessionRoutes());
-  // The push channel does its own session-only check (no Bearer, no CSRF token, Origin must be the panel's).
-  panel.get('/ws', websocketRoute);
-
   // The browser UI's pages redirect to the login page themselves (before the API's auth answers 404/401).
   if (deps.ui) panel.route('/', uiRoutes(deps.ui));
 
-  // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token.
+  // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token. The session routes
+  // and the push channel (its own session-only check: no Bearer, no CSRF token, Origin the panel's) sit outside.
   panel.use('/panel/*', requireAuth());
   panel.use('/panel/*', limitBody);
-  panel.route('/panel/setting', settingsRoutes());
-  panel.route('/panel/core', coreRoutes());
-  panel.route('/panel/core', coreTrafficRoutes());
-  panel.route('/panel/core', providerRoutes());
-  panel.route('/panel/api/server', serverCoreRoutes());
-  panel.route('/panel/api/server', serverStatusRoutes());
-  panel.route('/panel/api', serverToolsRoutes()); // /server/… tools and /backuptotgbot
-  panel.route('/panel/api/inbounds', inboundRoutes());
-  panel.route('/panel/api/clients', clientRoutes());
-  panel.route('/panel/api/clients', clientLinksRoutes());
-
-  panel.route('/panel/api/nodes', nodeRoutes());
-  panel.route('/panel/api/custom-geo', customGeoRoutes());
+  const routes = panelRoutes();
+  panel.route('/', routes);
+  let document: OpenApiDocument | undefined;
+  panel.route('/panel/api', apiDocsRoutes(() => (document ??= openApiDocument(routes, deps.basePath)), deps.docsAssets));
 
   panel.notFound((c) => c.body(null, 404));
   panel.onError((err, c) => errorToResponse(err, c, deps));

@@ -1,202 +1,193 @@
 // /panel/api/clients/*: clients keyed by email, groups, bulk operations, traffic, IPs, online state.
-// (/links/:email and /subLinks/:subId live in handlers/client-links.ts.)
-import { Hono, type Context } from 'hono';
-import { z } from 'zod';
+// (/links/:email and /subLinks/:subId live in handlers/client-links.ts.) Schemas: domain/clients/input.ts.
+import type { Context } from 'hono';
 import type { AppEnv } from './context.js';
 import { ok } from './envelope.js';
-import { InputError, parseBody, parseParams, parseQuery, rawBody } from './input.js';
+import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
 import {
-  addBody, boolish, BULK_MAX, clientInput, emailsBody, inboundIdsSchema, intish,
+  addBody, bulkAdjustBody, bulkAssignGroupBody, bulkCreateBody, bulkDelBody, bulkEmailsBody, clientUpdateBody,
+  emailParam, groupNameBody, groupNameParam, groupRenameBody, inboundIdsBody, keepTrafficQuery, pageQuery,
+  updateTrafficBody,
 } from '../domain/clients/input.js';
-import { BUCKETS, SORT_KEYS, type PageQuery } from '../domain/clients/model.js';
-import { identifierProblem } from '../domain/clients/rules.js';
-import { PROTOCOLS } from '../domain/inbounds/model.js';
-import { describeZodError } from './validate.js';
-import { assertJsonInput } from '../domain/shared/json-input.js';
+import {
+  affectedObj, bulkCreateObj, bulkResultObj, clientGetObj, clientPageObj, clientTrafficObj, clientViewObj,
+  groupObj, inboundIdsObj,
+} from '../domain/clients/output.js';
 
-const emailParam = z.object({
-  email: z.string().superRefine((v, ctx) => {
-    const problem = identifierProblem('email', v, true);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem.replace(/^email: /, '') });
-  }),
-});
-
-const nameParam = z.object({ name: z.string().min(1, 'must not be empty').max(255) });
-
-const PAGE_DEFAULT = 25;
-const PAGE_MAX = 200;
-
-const pageQuery = z.object({
-  page: intish(-1_000_000_000, 1_000_000_000).optional(),
-  pageSize: intish(-1_000_000_000, 1_000_000_000).optional(),
-  search: z.string().max(255, 'must be at most 255 characters').optional(),
-  filter: z.enum(['', ...BUCKETS], { error: `must be one of: ${BUCKETS.join(', ')}` }).optional(),
-  protocol: z.enum(['', ...PROTOCOLS], { error: `must be one of: ${PROTOCOLS.join(', ')}` }).optional(),
-  sort: z.enum(['', ...SORT_KEYS], { error: `must be one of: ${SORT_KEYS.join(', ')}` }).optional(),
-  order: z.enum(['', 'ascend', 'descend'], { error: 'must be ascend or descend' }).optional(),
-  group: z.string().max(255).optional(),
-});
-
-const inboundIdsBody = z.object({ inboundIds: inboundIdsSchema });
-const keepTrafficQuery = z.object({ keepTraffic: z.enum(['0', '1', 'true', 'false'], { error: 'must be 0 or 1' }).optional() });
-
-/** The update body is the client object itself; `{client: {...}}` is accepted too. */
-async function clientBody(c: Context<AppEnv>) {
-  let body = await rawBody(c);
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const o = body as Record<string, unknown>;
-    if (o.client !== undefined && o.email === undefined) body = typeof o.client === 'string' ? safeJson(o.client) : o.client;
-  }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new InputError('body: must be a client object');
-  const r = clientInput.safeParse(body);
-  if (!r.success) throw new InputError(describeZodError(r.error));
-  return r.data;
-}
-
-const safeJson = (s: string): unknown => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(s);
-  } catch {
-    throw new InputError('client: malformed JSON');
-  }
-  return assertJsonInput(parsed, 'client');
-};
+const tags = ['clients'];
+const byEmail = { params: emailParam };
 
 export function clientRoutes() {
-  const app = new Hono<AppEnv>();
   const svc = (c: Context<AppEnv>) => c.var.services.clients;
   const groups = (c: Context<AppEnv>) => c.var.services.groups;
-  const email = (c: Context<AppEnv>) => parseParams(c, emailParam).email;
 
-  app.get('/list', async (c) => ok(c, await svc(c).list()));
+  return routes()
+    .openapi(createRoute({
+      method: 'get', path: '/list', tags, summary: 'Every client with its inbounds and counters',
+      responses: envelope(z.array(clientViewObj)),
+    }), async (c) => ok(c, await svc(c).list()))
 
-  app.get('/list/paged', async (c) => {
-    const q = parseQuery(c, pageQuery);
-    const pageSize = !q.pageSize || q.pageSize <= 0 ? PAGE_DEFAULT : Math.min(q.pageSize, PAGE_MAX);
-    const query: PageQuery = {
-      page: !q.page || q.page < 1 ? 1 : q.page,
-      pageSize,
-      search: q.search ?? '',
-      filter: q.filter ?? '',
-      protocol: q.protocol ?? '',
-      sort: q.sort ?? '',
-      order: q.order === 'descend' ? 'descend' : 'ascend',
-      group: q.group,
-    };
-    return ok(c, await svc(c).page(query));
-  });
+    .openapi(createRoute({
+      method: 'get', path: '/list/paged', tags, summary: 'One page of clients, with the summary over all clients',
+      request: { query: pageQuery }, responses: envelope(clientPageObj),
+    }), async (c) => ok(c, await svc(c).page(c.req.valid('query'))))
 
-  app.get('/get/:email', async (c) => ok(c, await svc(c).get(email(c))));
+    .openapi(createRoute({
+      method: 'get', path: '/get/{email}', tags, summary: 'One client and the inbounds it is attached to',
+      request: byEmail, responses: envelope(clientGetObj),
+    }), async (c) => ok(c, await svc(c).get(c.req.valid('param').email)))
 
-  app.post('/add', async (c) => {
-    const body = await parseBody(c, addBody);
-    return ok(c, await svc(c).add(body), 'client created');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/add', tags, summary: 'Create a client attached to one or more inbounds',
+      description: '`client` and `inboundIds` may also be sent as JSON text (form posts).',
+      request: { body: jsonBody(addBody, undefined, {
+        client: { email: 'alice@example.com', enable: true, totalGB: 10 * 1024 ** 3, expiryTime: 0, limitIp: 2, comment: 'example' },
+        inboundIds: [1],
+      }) }, responses: envelope(clientViewObj),
+    }), async (c) => ok(c, await svc(c).add(c.req.valid('json')), 'client created'))
 
-  app.post('/update/:email', async (c) => {
-    const key = email(c);
-    return ok(c, await svc(c).update(key, await clientBody(c)), 'client updated');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/update/{email}', tags, summary: 'Replace a client’s writable fields',
+      description: 'The body is the client object; `{client: {...}}` (or its JSON text) is accepted too.',
+      request: { ...byEmail, body: jsonBody(clientUpdateBody, undefined, { email: 'alice@example.com', enable: false, comment: 'paused' }) }, responses: envelope(clientViewObj),
+    }), async (c) => ok(c, await svc(c).update(c.req.valid('param').email, c.req.valid('json')), 'client updated'))
 
-  app.post('/del/:email', async (c) => {
-    const key = email(c);
-    const { keepTraffic } = parseQuery(c, keepTrafficQuery);
-    await svc(c).remove(key, keepTraffic === '1' || keepTraffic === 'true');
-    return ok(c, null, 'client deleted');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/del/{email}', tags, summary: 'Delete a client (its counters too, unless keepTraffic)',
+      request: { ...byEmail, query: keepTrafficQuery }, responses: envelope(noObj),
+    }), async (c) => {
+      await svc(c).remove(c.req.valid('param').email, c.req.valid('query').keepTraffic);
+      return ok(c, null, 'client deleted');
+    })
 
-  app.post('/:email/attach', async (c) => {
-    const key = email(c);
-    const { inboundIds } = await parseBody(c, inboundIdsBody);
-    return ok(c, await svc(c).attach(key, inboundIds), 'client attached');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/{email}/attach', tags, summary: 'Attach a client to more inbounds',
+      request: { ...byEmail, body: jsonBody(inboundIdsBody) }, responses: envelope(inboundIdsObj),
+    }), async (c) => ok(c, await svc(c).attach(c.req.valid('param').email, c.req.valid('json').inboundIds), 'client attached'))
 
-  app.post('/:email/detach', async (c) => {
-    const key = email(c);
-    const { inboundIds } = await parseBody(c, inboundIdsBody);
-    return ok(c, await svc(c).detach(key, inboundIds), 'client detached');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/{email}/detach', tags, summary: 'Detach a client from inbounds',
+      request: { ...byEmail, body: jsonBody(inboundIdsBody) }, responses: envelope(inboundIdsObj),
+    }), async (c) => ok(c, await svc(c).detach(c.req.valid('param').email, c.req.valid('json').inboundIds), 'client detached'))
 
-  app.post('/resetAllTraffics', async (c) => {
-    await svc(c).resetAllTraffics();
-    return ok(c, null, 'all client traffic reset');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/resetAllTraffics', tags, summary: 'Zero every client’s counters', responses: envelope(noObj),
+    }), async (c) => {
+      await svc(c).resetAllTraffics();
+      return ok(c, null, 'all client traffic reset');
+    })
 
-  app.post('/delDepleted', async (c) => ok(c, await svc(c).delDepleted(), 'depleted clients deleted'));
+    .openapi(createRoute({
+      method: 'post', path: '/delDepleted', tags, summary: 'Delete every depleted client', responses: envelope(bulkResultObj),
+    }), async (c) => ok(c, await svc(c).delDepleted(), 'depleted clients deleted'))
 
-  app.post('/bulkAdjust', async (c) => {
-    const body = await parseBody(c, z.object({
-      emails: emailsBody,
-      addDays: intish(-365_000, 365_000).optional(),
-      addBytes: intish().optional(),
-    }));
-    return ok(c, await svc(c).bulkAdjust(body.emails, body.addDays ?? 0, body.addBytes ?? 0));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/bulkAdjust', tags, summary: 'Add days and/or bytes to many clients',
+      request: { body: jsonBody(bulkAdjustBody, undefined, { emails: ['alice@example.com'], addDays: 30 }) }, responses: envelope(bulkResultObj),
+    }), async (c) => {
+      const body = c.req.valid('json');
+      return ok(c, await svc(c).bulkAdjust(body.emails, body.addDays ?? 0, body.addBytes ?? 0));
+    })
 
-  app.post('/bulkDel', async (c) => {
-    const body = await parseBody(c, z.object({ emails: emailsBody, keepTraffic: boolish.optional() }));
-    return ok(c, await svc(c).bulkDel(body.emails, body.keepTraffic ?? false));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/bulkDel', tags, summary: 'Delete many clients',
+      request: { body: jsonBody(bulkDelBody) }, responses: envelope(bulkResultObj),
+    }), async (c) => {
+      const body = c.req.valid('json');
+      return ok(c, await svc(c).bulkDel(body.emails, body.keepTraffic ?? false));
+    })
 
-  app.post('/bulkCreate', async (c) => {
-    let body = await rawBody(c);
-    if (body && typeof body === 'object' && !Array.isArray(body) && Array.isArray((body as { clients?: unknown }).clients)) {
-      body = (body as { clients: unknown[] }).clients;
-    }
-    if (!Array.isArray(body)) throw new InputError('body: must be an array of {client, inboundIds}');
-    if (body.length > BULK_MAX) throw new InputError(`body: at most ${BULK_MAX} clients per request`);
-    return ok(c, await svc(c).bulkCreate(body));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/bulkCreate', tags, summary: 'Create many clients; bad items are skipped with a reason',
+      request: { body: jsonBody(bulkCreateBody, undefined, [
+        { client: { email: 'bob@example.com' }, inboundIds: [1] }, { client: { email: 'carol@example.com' }, inboundIds: [1] },
+      ]) }, responses: envelope(bulkCreateObj),
+    }), async (c) => ok(c, await svc(c).bulkCreate(c.req.valid('json'))))
 
-  app.post('/bulkAssignGroup', async (c) => {
-    const body = await parseBody(c, z.object({ emails: emailsBody, group: z.string({ error: 'must be a string' }).max(255) }));
-    return ok(c, await svc(c).bulkAssignGroup(body.emails, body.group));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/bulkAssignGroup', tags, summary: 'Put many clients in a group ("" removes them from theirs)',
+      request: { body: jsonBody(bulkAssignGroupBody, undefined, { emails: ['alice@example.com'], group: 'family' }) }, responses: envelope(affectedObj),
+    }), async (c) => {
+      const body = c.req.valid('json');
+      return ok(c, await svc(c).bulkAssignGroup(body.emails, body.group));
+    })
 
-  app.post('/bulkResetTraffic', async (c) => {
-    const body = await parseBody(c, z.object({ emails: emailsBody }));
-    return ok(c, await svc(c).bulkResetTraffic(body.emails));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/bulkResetTraffic', tags, summary: 'Zero many clients’ counters',
+      request: { body: jsonBody(bulkEmailsBody) }, responses: envelope(bulkResultObj),
+    }), async (c) => ok(c, await svc(c).bulkResetTraffic(c.req.valid('json').emails)))
 
-  // groups
-  app.get('/groups', async (c) => ok(c, await groups(c).list()));
-  app.get('/groups/:name/emails', async (c) => ok(c, await groups(c).emails(parseParams(c, nameParam).name)));
-  app.post('/groups/create', async (c) => {
-    const { name } = await parseBody(c, z.object({ name: z.string({ error: 'must be a string' }).max(255) }));
-    return ok(c, await groups(c).create(name), 'group created');
-  });
-  app.post('/groups/rename', async (c) => {
-    const body = await parseBody(c, z.object({
-      oldName: z.string({ error: 'must be a string' }).max(255),
-      newName: z.string({ error: 'must be a string' }).max(255),
-    }));
-    return ok(c, await groups(c).rename(body.oldName, body.newName), 'group renamed');
-  });
-  app.post('/groups/delete', async (c) => {
-    const { name } = await parseBody(c, z.object({ name: z.string({ error: 'must be a string' }).max(255) }));
-    return ok(c, await groups(c).remove(name), 'group deleted');
-  });
+    // groups
+    .openapi(createRoute({
+      method: 'get', path: '/groups', tags: ['groups'], summary: 'Every group with its client count',
+      responses: envelope(z.array(groupObj)),
+    }), async (c) => ok(c, await groups(c).list()))
 
-  // traffic, IPs, online state
-  app.post('/resetTraffic/:email', async (c) => {
-    await svc(c).resetTraffic(email(c));
-    return ok(c, null, 'client traffic reset');
-  });
-  app.post('/updateTraffic/:email', async (c) => {
-    const key = email(c);
-    const body = await parseBody(c, z.object({ upload: intish(0), download: intish(0) }));
-    await svc(c).updateTraffic(key, body.upload, body.download);
-    return ok(c, null, 'client traffic updated');
-  });
-  app.post('/ips/:email', async (c) => ok(c, await svc(c).ips(email(c))));
-  app.post('/clearIps/:email', async (c) => {
-    await svc(c).clearIps(email(c));
-    return ok(c, null, 'client IPs cleared');
-  });
-  app.post('/onlines', async (c) => ok(c, await svc(c).onlines()));
-  app.post('/lastOnline', async (c) => ok(c, await svc(c).lastOnline()));
-  app.get('/traffic/:email', async (c) => ok(c, await svc(c).traffic(email(c))));
+    .openapi(createRoute({
+      method: 'get', path: '/groups/{name}/emails', tags: ['groups'], summary: 'The emails of a group’s clients',
+      request: { params: groupNameParam }, responses: envelope(z.array(z.string())),
+    }), async (c) => ok(c, await groups(c).emails(c.req.valid('param').name)))
 
-  return app;
+    .openapi(createRoute({
+      method: 'post', path: '/groups/create', tags: ['groups'], summary: 'Create an empty group',
+      request: { body: jsonBody(groupNameBody, undefined, { name: 'friends' }) }, responses: envelope(groupObj),
+    }), async (c) => ok(c, await groups(c).create(c.req.valid('json').name), 'group created'))
+
+    .openapi(createRoute({
+      method: 'post', path: '/groups/rename', tags: ['groups'], summary: 'Rename a group (its clients follow)',
+      request: { body: jsonBody(groupRenameBody) }, responses: envelope(affectedObj),
+    }), async (c) => {
+      const body = c.req.valid('json');
+      return ok(c, await groups(c).rename(body.oldName, body.newName), 'group renamed');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/groups/delete', tags: ['groups'], summary: 'Delete a group (its clients stay, ungrouped)',
+      request: { body: jsonBody(groupNameBody) }, responses: envelope(affectedObj),
+    }), async (c) => ok(c, await groups(c).remove(c.req.valid('json').name), 'group deleted'))
+
+    // traffic, IPs, online state
+    .openapi(createRoute({
+      method: 'post', path: '/resetTraffic/{email}', tags, summary: 'Zero one client’s counters',
+      request: byEmail, responses: envelope(noObj),
+    }), async (c) => {
+      await svc(c).resetTraffic(c.req.valid('param').email);
+      return ok(c, null, 'client traffic reset');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/updateTraffic/{email}', tags, summary: 'Set one client’s counters',
+      request: { ...byEmail, body: jsonBody(updateTrafficBody) }, responses: envelope(noObj),
+    }), async (c) => {
+      const body = c.req.valid('json');
+      await svc(c).updateTraffic(c.req.valid('param').email, body.upload, body.download);
+      return ok(c, null, 'client traffic updated');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/ips/{email}', tags, summary: 'Source IPs recorded for a client, oldest first',
+      request: byEmail, responses: envelope(z.array(z.string())),
+    }), async (c) => ok(c, await svc(c).ips(c.req.valid('param').email)))
+
+    .openapi(createRoute({
+      method: 'post', path: '/clearIps/{email}', tags, summary: 'Forget a client’s recorded IPs',
+      request: byEmail, responses: envelope(noObj),
+    }), async (c) => {
+      await svc(c).clearIps(c.req.valid('param').email);
+      return ok(c, null, 'client IPs cleared');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/onlines', tags, summary: 'Emails of the clients online now', responses: envelope(z.array(z.string())),
+    }), async (c) => ok(c, await svc(c).onlines()))
+
+    .openapi(createRoute({
+      method: 'post', path: '/lastOnline', tags, summary: 'Last-online time (Unix seconds) per email',
+      responses: envelope(z.record(z.string(), z.number())),
+    }), async (c) => ok(c, await svc(c).lastOnline()))
+
+    .openapi(createRoute({
+      method: 'get', path: '/traffic/{email}', tags, summary: 'A client’s counters (also after del with keepTraffic)',
+      request: byEmail, responses: envelope(clientTrafficObj),
+    }), async (c) => ok(c, await svc(c).traffic(c.req.valid('param').email)));
 }

@@ -4,6 +4,9 @@ import type { UpgradeWebSocket } from 'hono/ws';
 import type { Services } from '../domain/services.js';
 import type { SessionClaims } from '../domain/auth/session.js';
 import type { UiAssets } from './ui.js';
+import type { DocsAssets } from '../domain/ports/docs-assets.js';
+
+export type { DocsAssets };
 
 export type Principal = { kind: 'session'; claims: SessionClaims } | { kind: 'bearer' };
 
@@ -20,6 +23,8 @@ export interface PanelDeps {
   upgradeWebSocket?: UpgradeWebSocket<any>;
   /** The built browser UI (Node: read from dist/ui); absent: the page URLs answer 404. */
   ui?: UiAssets;
+  /** The API reference page's renderer files (Swagger UI); absent: /panel/api/docs loads without them. */
+  docsAssets?: DocsAssets;
 }
 
 export interface Logger {

@@ -8,8 +8,9 @@ export interface Envelope<T = unknown> {
   obj: T | null;
 }
 
-export const ok = <T>(c: Context, obj?: T, msg = ''): Response =>
-  c.json({ success: true, msg, obj: obj === undefined ? null : obj } satisfies Envelope<T>);
+/** Typed (hono's TypedResponse) so a declared route's handler is checked against its documented `obj`. */
+export const ok = <T = null>(c: Context, obj?: T, msg = '') =>
+  c.json({ success: true as boolean, msg, obj: (obj === undefined ? null : obj) as T | null }, 200);
 
 /** Business and validation failures answer HTTP 200 with success=false (what existing API clients expect). */
 export const failure = (c: Context, msg: string, status: ContentfulStatusCode = 200): Response =>

@@ -1,8 +1,6 @@
-// Reading request input: JSON (with the JSON content type) or form bodies, query and path parameters, all
-// parsed by zod. A failure throws InputError, which the app turns into the envelope naming the field.
+// Reading a request body as today's clients send it: JSON (with the JSON content type), an urlencoded or
+// multipart form, else {}. The route's schema parses it (handlers/route.ts); InputError becomes the envelope.
 import type { Context } from 'hono';
-import type { z, ZodType } from 'zod';
-import { describeZodError } from './validate.js';
 import { jsonInputProblem } from '../domain/shared/json-input.js';
 
 export class InputError extends Error {
@@ -62,22 +60,4 @@ function checkFormEncoding(text: string): void {
       }
     }
   }
-}
-
-function check<T extends ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new InputError(describeZodError(r.error));
-  return r.data;
-}
-
-export async function parseBody<T extends ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  return check(schema, await rawBody(c));
-}
-
-export function parseQuery<T extends ZodType>(c: Context, schema: T): z.infer<T> {
-  return check(schema, c.req.query());
-}
-
-export function parseParams<T extends ZodType>(c: Context, schema: T): z.infer<T> {
-  return check(schema, c.req.param());
 }

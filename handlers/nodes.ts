@@ -1,59 +1,68 @@
 // /panel/api/nodes/*: remote panels — CRUD, pause/resume, probes (saved or not) and per-node cpu/mem history.
-import { Hono, type Context } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from './context.js';
+// Schemas: domain/nodes/model.ts (requests) and output.ts (the envelope's obj).
+import type { AppContext } from './context.js';
 import { ok } from './envelope.js';
-import { parseBody, parseParams } from './input.js';
+import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
 import { nodeInput, nodeTestInput, setEnableInput } from '../domain/nodes/model.js';
+import { historyObj, nodeHistoryParams, nodeViewObj, probeResultObj } from '../domain/nodes/output.js';
+import { idParam } from '../domain/shared/input.js';
 
-const idParam = z.object({
-  id: z.string().regex(/^\d{1,9}$/, 'must be a positive integer').transform(Number).refine((n) => n > 0, 'must be a positive integer'),
-});
-
-const historyParams = z.object({
-  id: idParam.shape.id,
-  metric: z.string().max(64),
-  bucket: z.string().max(16),
-});
+const tags = ['nodes'];
+const byId = { params: idParam };
 
 export function nodeRoutes() {
-  const app = new Hono<AppEnv>();
-  const svc = (c: Context<AppEnv>) => c.var.services.nodes;
-  const id = (c: Context<AppEnv>) => parseParams(c, idParam).id;
+  const svc = (c: AppContext) => c.var.services.nodes;
+  return routes()
+    .openapi(createRoute({
+      method: 'get', path: '/list', tags, summary: 'Every node with its health and rollups',
+      responses: envelope(z.array(nodeViewObj)),
+    }), async (c) => ok(c, await svc(c).list()))
 
-  app.get('/list', async (c) => ok(c, await svc(c).list()));
-  app.get('/get/:id', async (c) => ok(c, await svc(c).get(id(c))));
+    .openapi(createRoute({
+      method: 'get', path: '/get/{id}', tags, summary: 'One node', request: byId, responses: envelope(nodeViewObj),
+    }), async (c) => ok(c, await svc(c).get(c.req.valid('param').id)))
 
-  app.post('/add', async (c) => {
-    const body = await parseBody(c, nodeInput);
-    return ok(c, await svc(c).add(body), 'node added');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/add', tags, summary: 'Add a node (a remote panel reached with its API token)',
+      request: { body: jsonBody(nodeInput) }, responses: envelope(nodeViewObj),
+    }), async (c) => ok(c, await svc(c).add(c.req.valid('json')), 'node added'))
 
-  app.post('/update/:id', async (c) => {
-    const key = id(c);
-    const body = await parseBody(c, nodeInput);
-    return ok(c, await svc(c).update(key, body), 'node updated');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/update/{id}', tags, summary: 'Change a node (an omitted or empty apiToken keeps the stored one)',
+      request: { ...byId, body: jsonBody(nodeInput) }, responses: envelope(nodeViewObj),
+    }), async (c) => ok(c, await svc(c).update(c.req.valid('param').id, c.req.valid('json')), 'node updated'))
 
-  app.post('/del/:id', async (c) => {
-    await svc(c).remove(id(c));
-    return ok(c, null, 'node deleted; inbounds bound to it were not migrated');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/del/{id}', tags, summary: 'Delete a node', request: byId, responses: envelope(noObj),
+    }), async (c) => {
+      await svc(c).remove(c.req.valid('param').id);
+      return ok(c, null, 'node deleted; inbounds bound to it were not migrated');
+    })
 
-  app.post('/setEnable/:id', async (c) => {
-    const key = id(c);
-    const { enable } = await parseBody(c, setEnableInput);
-    await svc(c).setEnable(key, enable);
-    return ok(c, null, enable ? 'node enabled' : 'node paused');
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/setEnable/{id}', tags, summary: 'Pause or resume a node',
+      request: { ...byId, body: jsonBody(setEnableInput) }, responses: envelope(noObj),
+    }), async (c) => {
+      const { enable } = c.req.valid('json');
+      await svc(c).setEnable(c.req.valid('param').id, enable);
+      return ok(c, null, enable ? 'node enabled' : 'node paused');
+    })
 
-  app.post('/test', async (c) => ok(c, await svc(c).test(await parseBody(c, nodeTestInput))));
-  app.post('/probe/:id', async (c) => ok(c, await svc(c).probe(id(c))));
+    .openapi(createRoute({
+      method: 'post', path: '/test', tags, summary: 'Probe connection details without saving them',
+      request: { body: jsonBody(nodeTestInput) }, responses: envelope(probeResultObj),
+    }), async (c) => ok(c, await svc(c).test(c.req.valid('json'))))
 
-  app.get('/history/:id/:metric/:bucket', async (c) => {
-    const p = parseParams(c, historyParams);
-    return ok(c, await svc(c).history(p.id, p.metric, p.bucket));
-  });
+    .openapi(createRoute({
+      method: 'post', path: '/probe/{id}', tags, summary: 'Probe a saved node now', request: byId,
+      responses: envelope(probeResultObj),
+    }), async (c) => ok(c, await svc(c).probe(c.req.valid('param').id)))
 
-  return app;
+    .openapi(createRoute({
+      method: 'get', path: '/history/{id}/{metric}/{bucket}', tags, summary: 'A node’s cpu or mem history',
+      request: { params: nodeHistoryParams }, responses: envelope(historyObj),
+    }), async (c) => {
+      const p = c.req.valid('param');
+      return ok(c, await svc(c).history(p.id, p.metric, p.bucket));
+    });
 }

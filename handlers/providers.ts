@@ -1,10 +1,10 @@
 // /panel/core/provider-a/:action and /panel/core/provider-b/:action: the tunnel and VPN service integrations
 // (domain/providers). Form or JSON bodies; every answer is the envelope, secrets never in it.
-import { Hono } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from './context.js';
+import type { ZodType } from 'zod';
 import { ok } from './envelope.js';
-import { InputError, parseBody, parseParams } from './input.js';
+import { InputError } from './input.js';
+import { createRoute, envelope, jsonBody, routes, z } from './route.js';
+import { describeZodError } from '../domain/shared/zod-error.js';
 
 const key = z.string().max(128).optional();
 const regA = z.object({ privateKey: key, publicKey: key });
@@ -31,18 +31,39 @@ const msgOf = (r: unknown, done: string): string => {
   return note ? `${done}; ${note}` : done;
 };
 
-export function providerRoutes() {
-  const app = new Hono<AppEnv>();
+/** Each action reads its own fields; the route declares them all (optional) so the document lists them. */
+function parseWith<T extends ZodType>(schema: T, value: unknown): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new InputError(describeZodError(r.error));
+  return r.data;
+}
 
-  app.post('/provider-a/:action', async (c) => {
-    const { action } = parseParams(c, actionParam(A_ACTIONS));
+const bodyA = z.object({ privateKey: key, publicKey: key, license: z.string().max(128).optional() }).passthrough();
+const bodyB = z.object({
+  countryId: z.union([z.number(), z.string()]).optional(),
+  serverIds: z.union([z.array(z.union([z.number(), z.string()])), z.string()]).optional(),
+  token: z.string().max(1024).optional(),
+  key: z.string().max(128).optional(),
+}).passthrough();
+const tags = ['providers'];
+const anyObj = z.unknown();
+
+export function providerRoutes() {
+  return routes()
+    .openapi(createRoute({
+      method: 'post', path: '/provider-a/{action}', tags,
+      summary: 'Tunnel service (WARP-like): reg [privateKey, publicKey], license (license), config, data, del',
+      request: { params: actionParam(A_ACTIONS), body: { ...jsonBody(bodyA), required: false } }, responses: envelope(anyObj),
+    }), async (c) => {
+    const { action } = c.req.valid('param');
+    const body = c.req.valid('json');
     const a = c.var.services.providerA;
     switch (action) {
       case 'reg': {
-        const r = await a.reg(await parseBody(c, regA));
+        const r = await a.reg(parseWith(regA, body));
         return ok(c, r, msgOf(r, r.applied ? 'registered; the warp outbound is in the core template' : 'registered'));
       }
-      case 'license': return ok(c, await a.license((await parseBody(c, licenseBody)).license), 'licence applied');
+      case 'license': return ok(c, await a.license((parseWith(licenseBody, body)).license), 'licence applied');
       case 'config': {
         const r = await a.config();
         return ok(c, r, msgOf(r, r.applied ? 'the warp outbound is up to date in the core template' : 'device read'));
@@ -54,20 +75,24 @@ export function providerRoutes() {
       }
     }
     throw new InputError('action: unknown');
-  });
-
-  app.post('/provider-b/:action', async (c) => {
-    const { action } = parseParams(c, actionParam(B_ACTIONS));
+    })
+    .openapi(createRoute({
+      method: 'post', path: '/provider-b/{action}', tags,
+      summary: 'VPN service (NordVPN-like): countries, servers (countryId, serverIds), reg (token), setKey (key), data, del',
+      request: { params: actionParam(B_ACTIONS), body: { ...jsonBody(bodyB), required: false } }, responses: envelope(anyObj),
+    }), async (c) => {
+    const { action } = c.req.valid('param');
+    const body = c.req.valid('json');
     const b = c.var.services.providerB;
     switch (action) {
       case 'countries': return ok(c, await b.countries());
       case 'servers': {
-        const { countryId, serverIds } = await parseBody(c, countryBody);
+        const { countryId, serverIds } = parseWith(countryBody, body);
         const r = await b.servers(countryId, serverIds);
         return ok(c, r, 'added' in r ? `${r.added!.length} outbound(s) in the core template` : '');
       }
-      case 'reg': return ok(c, await b.reg((await parseBody(c, tokenBody)).token), 'private key fetched and stored');
-      case 'setKey': return ok(c, await b.setKey((await parseBody(c, keyBody)).key), 'private key stored');
+      case 'reg': return ok(c, await b.reg((parseWith(tokenBody, body)).token), 'private key fetched and stored');
+      case 'setKey': return ok(c, await b.setKey((parseWith(keyBody, body)).key), 'private key stored');
       case 'data': return ok(c, await b.data());
       case 'del': {
         const r = await b.del();
@@ -75,7 +100,5 @@ export function providerRoutes() {
       }
     }
     throw new InputError('action: unknown');
-  });
-
-  return app;
+    });
 }

@@ -1,29 +1,56 @@
 // /panel/api/server: the status snapshot, host history, core metrics and observatory. Every answer is read from
-// what the background sampler cached; no request triggers a reading.
-import { Hono } from 'hono';
-import type { AppEnv } from './context.js';
+// what the background sampler cached; no request triggers a reading. Schemas: domain/status/output.ts.
 import { ok } from './envelope.js';
+import { createRoute, envelope, routes } from './route.js';
+import {
+  coreMetricParams, coreMetricsStateObj, cpuHistoryParams, historyParams, historySamplesObj, observatoryHistoryParams,
+  observatoryObj, statusObj,
+} from '../domain/status/output.js';
+
+const tags = ['server'];
 
 export function serverStatusRoutes() {
-  const app = new Hono<AppEnv>();
+  return routes()
+    .openapi(createRoute({
+      method: 'get', path: '/status', tags, summary: 'Host and core status (sampled every 2 s)', responses: envelope(statusObj),
+    }), (c) => ok(c, c.var.services.status.snapshot()))
 
-  app.get('/status', (c) => ok(c, c.var.services.status.snapshot()));
+    .openapi(createRoute({
+      method: 'get', path: '/cpuHistory/{bucket}', tags, summary: 'CPU history (legacy alias of /history/cpu/{bucket})',
+      request: { params: cpuHistoryParams }, responses: envelope(historySamplesObj),
+    }), (c) => ok(c, c.var.services.status.history('cpu', c.req.valid('param').bucket)))
 
-  // Legacy alias of /history/cpu/:bucket (same {t, v} samples).
-  app.get('/cpuHistory/:bucket', (c) => ok(c, c.var.services.status.history('cpu', c.req.param('bucket'))));
+    .openapi(createRoute({
+      method: 'get', path: '/history/{metric}/{bucket}', tags, summary: 'A host metric’s history in buckets of seconds',
+      request: { params: historyParams }, responses: envelope(historySamplesObj),
+    }), (c) => {
+      const p = c.req.valid('param');
+      return ok(c, c.var.services.status.history(p.metric, p.bucket));
+    })
 
-  app.get('/history/:metric/:bucket', (c) =>
-    ok(c, c.var.services.status.history(c.req.param('metric'), c.req.param('bucket'))));
+    .openapi(createRoute({
+      method: 'get', path: '/coreMetricsState', tags, summary: 'Whether the core’s metrics endpoint is read, and its values',
+      responses: envelope(coreMetricsStateObj),
+    }), (c) => ok(c, c.var.services.status.coreMetricsState()))
 
-  app.get('/coreMetricsState', (c) => ok(c, c.var.services.status.coreMetricsState()));
+    .openapi(createRoute({
+      method: 'get', path: '/coreMetricsHistory/{metric}/{bucket}', tags, summary: 'A core metric’s history',
+      request: { params: coreMetricParams }, responses: envelope(historySamplesObj),
+    }), (c) => {
+      const p = c.req.valid('param');
+      return ok(c, c.var.services.status.coreMetricsHistory(p.metric, p.bucket));
+    })
 
-  app.get('/coreMetricsHistory/:metric/:bucket', (c) =>
-    ok(c, c.var.services.status.coreMetricsHistory(c.req.param('metric'), c.req.param('bucket'))));
+    .openapi(createRoute({
+      method: 'get', path: '/coreObservatory', tags, summary: 'The core observatory’s outbound probes',
+      responses: envelope(observatoryObj),
+    }), (c) => ok(c, c.var.services.status.observatory()))
 
-  app.get('/coreObservatory', (c) => ok(c, c.var.services.status.observatory()));
-
-  app.get('/coreObservatoryHistory/:tag/:bucket', (c) =>
-    ok(c, c.var.services.status.observatoryHistory(c.req.param('tag'), c.req.param('bucket'))));
-
-  return app;
+    .openapi(createRoute({
+      method: 'get', path: '/coreObservatoryHistory/{tag}/{bucket}', tags, summary: 'One outbound’s probe delay history',
+      request: { params: observatoryHistoryParams }, responses: envelope(historySamplesObj),
+    }), (c) => {
+      const p = c.req.valid('param');
+      return ok(c, c.var.services.status.observatoryHistory(p.tag, p.bucket));
+    });
 }

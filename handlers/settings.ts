@@ -1,83 +1,90 @@
 // /panel/setting/*: the settings blob, the admin credential, panel restart, and API tokens.
-import { Hono } from 'hono';
-import { z } from 'zod';
-import type { AppEnv } from './context.js';
+// Schemas: domain/settings/schema.ts, domain/auth/input.ts, domain/tokens/service.ts.
 import { ok } from './envelope.js';
-import { parseBody, parseParams, rawBody, InputError } from './input.js';
+import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
 import { setSessionCookie } from './session.js';
-import { defaultTemplate } from '../domain/core/template.js';
+import { settingsObj, settingsPatchBody } from '../domain/settings/schema.js';
+import { updateUserBody } from '../domain/auth/input.js';
+import { apiTokenObj, setEnabledBody, tokenNameBody } from '../domain/tokens/service.js';
+import { idParam } from '../domain/shared/input.js';
 
-const DEFAULT_CORE_API_PORT = 62789;
-
-const idParam = z.object({ id: z.coerce.number().int().positive('must be a positive integer') });
-const boolish = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
-
-const updateUserBody = z.object({
-  oldUsername: z.string().max(256),
-  oldPassword: z.string().max(1024),
-  newUsername: z.string().min(1, 'must not be empty').max(256),
-  newPassword: z.string().min(1, 'must not be empty').max(1024),
-});
-
-export const RESTART_GRACE_MS = 3000;
+const tags = ['settings'];
 
 export function settingsRoutes() {
-  const app = new Hono<AppEnv>();
+  return routes()
+    .openapi(createRoute({
+      method: 'post', path: '/all', tags, summary: 'The effective settings', responses: envelope(settingsObj),
+    }), async (c) => ok(c, await c.var.services.settings.effective()))
 
-  app.post('/all', async (c) => ok(c, await c.var.services.settings.effective()));
+    .openapi(createRoute({
+      method: 'post', path: '/defaultSettings', tags, summary: 'The effective settings plus the subscription URLs',
+      responses: envelope(settingsObj.extend({ subURI: z.string(), subJsonURI: z.string(), subClashURI: z.string() })),
+    }), async (c) => {
+      const s = await c.var.services.settings.effective();
+      const host = (c.req.header('host') ?? 'localhost').replace(/:\d+$/, '') || 'localhost';
+      const scheme = s.subCertFile ? 'https' : 'http';
+      const origin = `${scheme}://${s.subDomain || host}:${s.subPort}`;
+      return ok(c, {
+        ...s,
+        subURI: s.subURI || `${origin}${s.subPath}`,
+        subJsonURI: `${origin}${s.subJsonPath}`,
+        subClashURI: `${origin}${s.subClashPath}`,
+      });
+    })
 
-  app.post('/defaultSettings', async (c) => {
-    const s = await c.var.services.settings.effective();
-    const host = (c.req.header('host') ?? 'localhost').replace(/:\d+$/, '') || 'localhost';
-    const scheme = s.subCertFile ? 'https' : 'http';
-    const origin = `${scheme}://${s.subDomain || host}:${s.subPort}`;
-    return ok(c, {
-      ...s,
-      subURI: s.subURI || `${origin}${s.subPath}`,
-      subJsonURI: `${origin}${s.subJsonPath}`,
-      subClashURI: `${origin}${s.subClashPath}`,
+    .openapi(createRoute({
+      method: 'post', path: '/update', tags, summary: 'Change some settings (only the keys sent)',
+      request: { body: jsonBody(settingsPatchBody, undefined, { subTitle: 'My VPN', subEnable: true }) }, responses: envelope(settingsObj),
+    }), async (c) => {
+      const { settings, changed } = await c.var.services.settings.update(c.req.valid('json'));
+      return ok(c, settings, changed.length ? `settings saved (${changed.join(', ')}); port and path changes apply after /restartPanel` : 'nothing changed');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/updateUser', tags, summary: 'Change the admin credential (other sessions end)',
+      request: { body: jsonBody(updateUserBody) }, responses: envelope(noObj),
+    }), async (c) => {
+      const principal = c.var.principal;
+      const token = await c.var.services.auth.updateUser(principal.kind === 'session' ? principal.claims.uid : undefined, c.req.valid('json'));
+      if (principal.kind === 'session') await setSessionCookie(c, token);
+      return ok(c, null, 'credential updated; other sessions were signed out');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/restartPanel', tags, summary: 'Restart the panel after a short grace period',
+      responses: envelope(noObj),
+    }), (c) => ok(c, null, `the panel restarts in ${c.var.services.serverTools.restartPanel().inSeconds} seconds`))
+
+    // The built-in core config template (the same as /panel/core/getDefaultJsonConfig).
+    .openapi(createRoute({
+      method: 'get', path: '/getDefaultJsonConfig', tags, summary: 'The built-in core config template',
+      responses: envelope(z.record(z.string(), z.unknown())),
+    }), (c) => ok(c, c.var.services.core.defaultTemplate()))
+
+    // API tokens
+    .openapi(createRoute({
+      method: 'get', path: '/apiTokens', tags: ['tokens'], summary: 'Every API token', responses: envelope(z.array(apiTokenObj)),
+    }), async (c) => ok(c, await c.var.services.tokens.list()))
+
+    .openapi(createRoute({
+      method: 'post', path: '/apiTokens/create', tags: ['tokens'], summary: 'Create an API token (returned once here)',
+      request: { body: jsonBody(tokenNameBody, undefined, { name: 'ci' }) }, responses: envelope(apiTokenObj),
+    }), async (c) => ok(c, await c.var.services.tokens.create(c.req.valid('json').name), 'token created'))
+
+    .openapi(createRoute({
+      method: 'post', path: '/apiTokens/delete/{id}', tags: ['tokens'], summary: 'Delete an API token',
+      request: { params: idParam }, responses: envelope(noObj),
+    }), async (c) => {
+      await c.var.services.tokens.remove(c.req.valid('param').id);
+      return ok(c, null, 'token deleted');
+    })
+
+    .openapi(createRoute({
+      method: 'post', path: '/apiTokens/setEnabled/{id}', tags: ['tokens'], summary: 'Enable or disable an API token',
+      request: { params: idParam, body: jsonBody(setEnabledBody) }, responses: envelope(noObj),
+    }), async (c) => {
+      const { enabled } = c.req.valid('json');
+      await c.var.services.tokens.setEnabled(c.req.valid('param').id, enabled);
+      return ok(c, null, enabled ? 'token enabled' : 'token disabled');
     });
-  });
-
-  app.post('/update', async (c) => {
-    const body = await rawBody(c);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new InputError('body: must be a settings object');
-    const { settings, changed } = await c.var.services.settings.update(body as Record<string, unknown>);
-    return ok(c, settings, changed.length ? `settings saved (${changed.join(', ')}); port and path changes apply after /restartPanel` : 'nothing changed');
-  });
-
-  app.post('/updateUser', async (c) => {
-    const input = await parseBody(c, updateUserBody);
-    const principal = c.var.principal;
-    const token = await c.var.services.auth.updateUser(principal.kind === 'session' ? principal.claims.uid : undefined, input);
-    if (principal.kind === 'session') await setSessionCookie(c, token);
-    return ok(c, null, 'credential updated; other sessions were signed out');
-  });
-
-  app.post('/restartPanel', (c) => {
-    c.var.services.deps.panel.requestRestart(RESTART_GRACE_MS);
-    return ok(c, null, `the panel restarts in ${RESTART_GRACE_MS / 1000} seconds`);
-  });
-
-  // The built-in core config template (the same as /panel/core/getDefaultJsonConfig).
-  app.get('/getDefaultJsonConfig', (c) => ok(c, defaultTemplate(c.var.services.deps.runtime.coreApiPort ?? DEFAULT_CORE_API_PORT)));
-
-  // API tokens
-  app.get('/apiTokens', async (c) => ok(c, await c.var.services.tokens.list()));
-  app.post('/apiTokens/create', async (c) => {
-    const { name } = await parseBody(c, z.object({ name: z.string() }));
-    return ok(c, await c.var.services.tokens.create(name), 'token created');
-  });
-  app.post('/apiTokens/delete/:id', async (c) => {
-    await c.var.services.tokens.remove(parseParams(c, idParam).id);
-    return ok(c, null, 'token deleted');
-  });
-  app.post('/apiTokens/setEnabled/:id', async (c) => {
-    const { id } = parseParams(c, idParam);
-    const { enabled } = await parseBody(c, z.object({ enabled: boolish }));
-    await c.var.services.tokens.setEnabled(id, enabled);
-    return ok(c, null, enabled ? 'token enabled' : 'token disabled');
-  });
-
-  return app;
 }

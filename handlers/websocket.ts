@@ -2,6 +2,7 @@
 // spec Authentication 5) from a page of the panel itself (Origin equal to Host). The adapter injects
 // `upgradeWebSocket`; the connection is handed to the transport-free hub (domain/push/hub.ts).
 import type { Context, Next } from 'hono';
+import { createRoute, routes } from './route.js';
 import type { AppEnv } from './context.js';
 import { bearerToken, sessionOf, unauthenticated } from './auth.js';
 import { checkUpgrade } from '../domain/push/upgrade.js';
@@ -53,4 +54,22 @@ export async function websocketRoute(c: Context<AppEnv>, next: Next): Promise<Re
     onClose() { conn?.closed(); conn = null; },
     onError() { conn?.closed(); conn = null; },
   }))(c, next);
+}
+
+/** GET /ws, declared for the document (101 Switching Protocols, or a refusal). */
+export function websocketRoutes() {
+  const app = routes({ publicRoutes: true });
+  app.openapi(createRoute({
+    method: 'get', path: '/ws', tags: ['push'], security: [{ session: [] }],
+    summary: 'The push channel (WebSocket): status every 2 s, invalidations, notifications',
+    description: 'A session cookie only (Bearer refused). A browser page must come from the panel (Origin equal to '
+      + 'Host); a client that sends no Origin (a script) is accepted.',
+    responses: {
+      101: { description: 'Switching Protocols' },
+      403: { description: 'Origin is not this panel' },
+      404: { description: 'No valid session (401 with the envelope for XMLHttpRequest)' },
+      426: { description: 'Not a WebSocket upgrade request' },
+    },
+  }), websocketRoute as never);
+  return app;
 }

@@ -1,11 +1,11 @@
 // The panel process: store, services, background work and the two listeners, with in-process restart and
 // graceful stop.
 //
-// Lifecycle:  start()  = open store (migrations) → services → admin → startWork() → listen() → status sampler
+// Lifecycle:  start()  = composeNode (store, migrations, services) → admin → startWork() → listen() → sampler
 //             restart  = stopWork() → close listeners (WebSockets 1001) → startWork() → listen() (new ports / base path / TLS)
 //             stop()   = stop sampler → close WebSockets (1001) and listeners (in-flight requests finish, 2 s grace)
 //                        → stopWork() → close store
-// Background work (the core, jobs, the WebSocket hub) is wired in startWork()/stopWork().
+// What runs is built by compose.ts; background jobs start and stop in startWork()/stopWork().
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
@@ -14,35 +14,17 @@ import { serve, upgradeWebSocket, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { openStore } from '../../storage/store.js';
-import { createServices, type Services } from '../../domain/services.js';
+import type { Services } from '../../domain/services.js';
 import { EventBus } from '../../domain/shared/events.js';
-import { systemClock } from '../../domain/shared/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { Settings } from '../../domain/settings/schema.js';
 import { createPanelApp } from '../../handlers/app.js';
 import { createSubscriptionApp } from '../../handlers/subscription-app.js';
 import type { Logger } from '../../handlers/context.js';
-import { fileProbe } from '../../host-agent/files.js';
-import { hostPortProbe } from '../../host-agent/port-probe.js';
-import { UnavailableCore } from '../../host-agent/core/unavailable-core.js';
+import { swaggerUiAssets } from '../../host-agent/docs-assets.js';
 import { CoreSupervisor } from '../../host-agent/core/supervisor.js';
-import { defaultCoreBin } from '../../host-agent/core/binary.js';
-import type { CoreControl } from '../../domain/ports/core.js';
-import { createProcHost } from '../../host-agent/metrics/host.js';
-import { createCoreVarsProbe } from '../../host-agent/metrics/core-vars.js';
-import { createHistoryFile } from '../../host-agent/metrics/history-file.js';
 import type { NodeConfig } from './config.js';
-import { secureFiles } from './secure-files.js';
-import { AccessLogSwitch, JobRunner, TrafficJobs, trafficIntervalMs } from './jobs.js';
-import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
-import { createGeoFileStore } from '../../host-agent/geo-files.js';
-import { nodeServerTools } from './server-tools.js';
-import { providerOptions } from './providers.js';
-import { HEARTBEAT_INTERVAL_MS } from '../../domain/nodes/service.js';
-import { PULL_INTERVAL_MS, RECONCILE_INTERVAL_MS } from '../../domain/nodes/puller.js';
-import { AccessLogTail, FileIpLimitLog, IP_LIMIT_LOG_FILE } from '../../host-agent/access-log.js';
-import { join } from 'node:path';
+import { composeNode, type BackgroundJobs } from './compose.js';
 import { loadUiAssets } from './ui-assets.js';
 
 /** How long in-flight requests may take to finish when listeners close, before connections are cut. */
@@ -100,10 +82,8 @@ export class PanelServer {
   private restartTimer: NodeJS.Timeout | null = null;
   private lastGood: ListenPlan | null = null;
   private supervisor: CoreSupervisor | null = null;
-  private trafficJobs: TrafficJobs | null = null;
-  /** Node heartbeat (every 30 s over enabled nodes); the node pusher is attached alongside. */
-  private nodeJobs: JobRunner | null = null;
-  private accessLog!: AccessLogSwitch;
+  /** Traffic poll and enforcement, node heartbeat and pusher (adapters/node/compose.ts). */
+  private jobs: BackgroundJobs | null = null;
   /** The panel listener's WebSocket server (noServer: upgrades arrive through the Hono app). */
   private wss: WebSocketServer | null = null;
   /** Actual bound addresses (port 0 resolves to a real port), for tests and the start-up lines. */
@@ -113,46 +93,13 @@ export class PanelServer {
   constructor(private config: NodeConfig, private logger: Logger, private print: (line: string) => void = console.log) {}
 
   async start(): Promise<void> {
-    secureFiles(this.config, this.logger);
-    this.store = await openStore(this.config.dbUrl);
-    // The core: PANEL_CORE_BIN, else $PANEL_DATA_DIR/bin/xray, else xray on PATH. A missing binary is a state.
-    const coreBin = this.config.coreBin ?? defaultCoreBin(this.config.dataDir);
-    const supervisor = new CoreSupervisor({
-      bin: coreBin,
-      dataDir: this.config.dataDir,
-      logger: this.logger,
-      onState: (status) => this.services?.core.reportState(status),
+    const built = await composeNode(this.config, {
+      events: this.events, logger: this.logger, requestRestart: (ms) => this.scheduleRestart(ms),
     });
-    await supervisor.init();
-    this.accessLog = new AccessLogSwitch(this.config.dataDir);
-    let core: CoreControl = supervisor;
-    if (supervisor.available) this.supervisor = supervisor;
-    else {
-      this.logger.warn('the core is not available; the panel runs without it', { reason: supervisor.status().error });
-      core = new UnavailableCore(supervisor.status().error);
-    }
-    this.services = createServices({
-      store: this.store,
-      core,
-      coreOptions: { log: (msg, fields) => this.logger.warn(msg, fields), accessLog: () => this.accessLog.path() },
-      accessLog: new AccessLogTail(() => this.accessLog.path()),
-      ipLimitLog: new FileIpLimitLog(join(this.config.dataDir, IP_LIMIT_LOG_FILE)),
-      clock: systemClock,
-      events: this.events,
-      files: fileProbe,
-      panel: { requestRestart: (ms) => this.scheduleRestart(ms) },
-      runtime: { panelVersion: this.config.panelVersion, dataDir: this.config.dataDir, coreApiPort: this.config.coreApiPort },
-      settingsOverrides: this.config.overrides,
-      portProbe: hostPortProbe,
-      host: createProcHost({ diskPath: this.config.dataDir }),
-      coreMetrics: createCoreVarsProbe(),
-      historyFile: createHistoryFile(this.config.dataDir),
-      http: createGuardedFetch(),
-      geoFiles: createGeoFileStore(join(this.config.dataDir, 'bin')),
-      pusherOptions: { log: (msg, fields) => this.logger.warn(msg, fields) },
-      providers: providerOptions(),
-      serverTools: nodeServerTools({ dataDir: this.config.dataDir, coreBin: this.config.coreBin, supervisor: () => this.supervisor, supervisorBin: coreBin, dbFile: this.config.dbUrl.startsWith('file:') ? this.config.dbUrl.slice(5) : null }),
-    });
+    this.store = built.store;
+    this.services = built.services;
+    this.supervisor = built.supervisor;
+    this.jobs = built.jobs();
     await this.services.init();
     const admin = await this.services.auth.ensureAdmin(this.config.adminUsername, this.config.adminPassword);
     if (admin.created && admin.generatedPassword) {
@@ -172,27 +119,14 @@ export class PanelServer {
     await this.services.core.start();
   }
 
-  /** Starts background work (the core, jobs, the WebSocket hub…). Runs at start and after a panel restart. */
+  /** Starts background work (jobs). Runs at start and after a panel restart. */
   private async startWork(): Promise<void> {
-    // Wiring for the core, jobs and WebSocket goes here.
-    this.trafficJobs = new TrafficJobs(this.services, this.events, this.accessLog, this.logger, trafficIntervalMs());
-    await this.trafficJobs.start();
-    this.services.nodePusher.attach(this.events);
-    this.nodeJobs = new JobRunner(this.logger);
-    this.nodeJobs.every('node-heartbeat', HEARTBEAT_INTERVAL_MS, () => this.services.nodes.heartbeat());
-    this.nodeJobs.every('node-pull', PULL_INTERVAL_MS, () => this.services.nodePuller.pull());
-    this.nodeJobs.every('node-reconcile', RECONCILE_INTERVAL_MS, () => this.services.nodePusher.reconcile());
+    await this.jobs?.start();
   }
 
-  /** Stops background work (flushes counters, stops the core…). Runs before a panel restart and at stop. */
+  /** Stops background work (flushes counters…). Runs before a panel restart and at stop. */
   private async stopWork(): Promise<void> {
-    // Wiring for the core, jobs and WebSocket goes here.
-    // The traffic job stops first and flushes the last counters (the core is stopped after stopWork).
-    await this.trafficJobs?.stop();
-    this.trafficJobs = null;
-    await this.nodeJobs?.stop();
-    this.nodeJobs = null;
-    await this.services.nodePusher.stop();
+    await this.jobs?.stop();
   }
 
   private async plan(): Promise<ListenPlan> {
@@ -213,7 +147,7 @@ export class PanelServer {
   private async listen(p: ListenPlan): Promise<void> {
     const panelApp = createPanelApp({
       services: this.services, clientIp: peerAddress, basePath: p.basePath, secure: !!p.panelTls, logger: this.logger,
-      upgradeWebSocket, ui: loadUiAssets(),
+      upgradeWebSocket, ui: loadUiAssets(), docsAssets: swaggerUiAssets(),
     });
     // Clients send nothing but control frames: a small payload cap.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });

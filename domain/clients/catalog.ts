@@ -1,10 +1,10 @@
 // The clients as the paged list sees them, in memory: for every client the fields its search, filters, sorts and
 // the status summary read (not its secrets or the other row fields). A page request scans these arrays instead of
-// the database (a scan of 100,000 clients in SQL took 40–90 ms here; this one a few ms), then reads only the rows of
+// the database (why and what it costs: docs/decisions/0001-in-memory-client-catalog.md), then reads only the rows of
 // the page. The status buckets are computed at the moment of the request with the rules of rules.ts, so expiry
 // passing, clients going quiet and new thresholds need no re-read. Kept current by catalog-cache.ts.
 //
-// Storage is columnar (typed arrays indexed by slot, slots in id order) so 100,000 clients cost ~15 MB.
+// Storage is columnar (typed arrays indexed by slot, slots in id order) to keep it small.
 import type { BucketParams, ClientsSummary, PageQuery } from './model.js';
 import { SUMMARY_EMAIL_CAP } from './model.js';
 import { inBucket, summaryBucket, type StatusInput } from './rules.js';

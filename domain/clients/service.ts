@@ -12,7 +12,7 @@ import type {
   BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientWrite, PageQuery,
 } from './model.js';
 import { applyProtocolRules, groupNameProblem, identifierProblem, ONLINE_WINDOW_SECONDS, randomSubId } from './rules.js';
-import { addBody, BULK_MAX, clientInput, type ClientInput } from './input.js';
+import { BULK_MAX, type BulkCreateItem, type ClientInput } from './input.js';
 import type { NewClient } from '../ports/clients-store.js';
 import { CatalogCache } from './catalog-cache.js';
 
@@ -25,13 +25,6 @@ export type ClientView = Omit<ClientFull, 'method'> & { method?: string };
 export const clientView = (c: ClientFull): ClientView => {
   const { method, ...rest } = c;
   return method ? { ...rest, method } : rest;
-};
-
-const describeIssue = (err: { issues: { path: PropertyKey[]; message: string }[] }, prefix: string): string => {
-  const i = err.issues[0];
-  if (!i) return 'invalid input';
-  const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
-  return `${path || 'body'}: ${i.message}`;
 };
 
 export class ClientsService {
@@ -340,25 +333,21 @@ export class ClientsService {
   }
 
   /** Validates every item on its own (a bad item is skipped with its reason), then inserts the rest in one transaction. */
-  async bulkCreate(items: unknown[]): Promise<{ created: number; skipped: BulkSkip[] }> {
+  /** Items come parsed one by one (domain/clients/input.ts bulkCreateBody); a bad item is skipped with its reason. */
+  async bulkCreate(items: BulkCreateItem[]): Promise<{ created: number; skipped: BulkSkip[] }> {
     ClientsService.capped(items, 'body');
     const skipped: BulkSkip[] = [];
-    const emailOf = (raw: unknown): string => {
-      const c = (raw as { client?: { email?: unknown } } | null)?.client;
-      return c && typeof c === 'object' && typeof c.email === 'string' ? c.email : '';
-    };
-    const parsed: { index: number; client: ClientInput; inboundIds: number[] }[] = [];
-    for (const [index, raw] of items.entries()) {
-      const r = addBody.safeParse(raw);
-      if (!r.success) {
-        skipped.push({ email: emailOf(raw), reason: describeIssue(r.error, `[${index}]`) });
+    const parsed: { client: ClientInput; inboundIds: number[] }[] = [];
+    for (const item of items) {
+      if (!item.ok) {
+        skipped.push({ email: item.email, reason: item.reason });
         continue;
       }
-      if (r.data.inboundIds.length === 0) {
-        skipped.push({ email: r.data.client.email, reason: 'inboundIds: at least one inbound id is required' });
+      if (item.inboundIds.length === 0) {
+        skipped.push({ email: item.client.email, reason: 'inboundIds: at least one inbound id is required' });
         continue;
       }
-      parsed.push({ index, client: r.data.client, inboundIds: r.data.inboundIds });
+      parsed.push(item);
     }
     const allIds = [...new Set(parsed.flatMap((p) => p.inboundIds))];
     const inbounds = new Map((await this.store.inbounds.byIds(allIds)).map((i) => [i.id, i]));
@@ -400,12 +389,5 @@ export class ClientsService {
     const changed = await this.store.clients.setGroup(emails, name, now);
     this.changed(changed, 'bulkAssignGroup');
     return { affected: changed.length };
-  }
-
-  /** Exposed for tests and other use cases: parses one client object. */
-  static parseClient(raw: unknown): ClientInput {
-    const r = clientInput.safeParse(raw);
-    if (!r.success) throw new DomainError(describeIssue(r.error, 'client'));
-    return r.data;
   }
 }

@@ -1,8 +1,7 @@
 // When to rewrite the core's config file after live changes. The file only has to catch up with what runs (the
 // core itself was changed through its API; a restart rebuilds from the database), so the rewrites are coalesced:
-// the first one a moment after a change, and never more often than it takes to keep them at a tenth of the time —
-// at 100,000 clients one rewrite (read, build, write) costs ~0.4 s, so a script making changes without pause would
-// otherwise spend 40% of the panel's time rewriting the file.
+// the first one a moment after a change, and never more often than it takes to keep them at a tenth of the time
+// (docs/decisions/0005-cost-spaced-core-config-rewrites.md).
 
 export const FILE_WRITE_MIN_DELAY_MS = 1000;
 export const FILE_WRITE_MAX_DELAY_MS = 30_000;

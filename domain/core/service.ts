@@ -21,6 +21,8 @@ export interface CoreServiceOptions {
   /** The core's access-log file (set when the IP-limit reader needs it). */
   accessLog?: () => string | undefined;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Stores the counters the running core holds before it restarts or stops (a restart zeroes them). */
+  beforeRestart?: () => Promise<unknown>;
 }
 
 export interface CoreSettingsPayload {
@@ -123,16 +125,10 @@ export class CoreService {
     });
   }
 
-  /**
-   * Stores the counters the running core holds before it restarts or stops (a restart zeroes them). Set by
-   * createServices to the traffic service's flush.
-   */
-  beforeCoreRestart: (() => Promise<unknown>) | null = null;
-
   private async flushCounters(): Promise<void> {
-    if (!this.beforeCoreRestart || this.core.status().state !== 'running') return;
+    if (!this.opts.beforeRestart || this.core.status().state !== 'running') return;
     try {
-      await this.beforeCoreRestart();
+      await this.opts.beforeRestart();
     } catch (err) {
       this.opts.log?.('storing counters before the core restart failed', { error: err instanceof Error ? err.message : String(err) });
     }

@@ -20,6 +20,8 @@ export interface GeoServiceOptions {
   allowPrivate?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Restarts the core when it is running (new geo files load at start). */
+  restartCore?: () => Promise<void>;
 }
 
 export interface UpdateAllResult {
@@ -28,9 +30,6 @@ export interface UpdateAllResult {
 }
 
 export class GeoService {
-  /** Set by the composition root: restarts the core when it is running (new geo files load at start). */
-  restartCore: () => Promise<void> = async () => {};
-
   constructor(
     private store: Store,
     private http: HttpClient,
@@ -52,7 +51,7 @@ export class GeoService {
 
   private async restart(): Promise<void> {
     try {
-      await this.restartCore();
+      await this.opts.restartCore?.();
     } catch {
       // The core's own state/error reporting covers a failed restart; the geo change itself is done.
     }

@@ -1,6 +1,6 @@
-// The `settings.clients` JSON text of recently read inbounds (inbounds/get). That array holds only client rows, which
-// a traffic tick does not change, so a repeated read of a large inbound builds just `clientStats` (about half the
-// work: 20,000 clients are a 5 MB array). A change of a few clients marks their emails on every kept text, and the
+// The `settings.clients` JSON text of recently read inbounds (inbounds/get; docs/decisions/0002). That array holds
+// only client rows, which a traffic tick does not change, so a repeated read of a large inbound builds just
+// `clientStats`. A change of a few clients marks their emails on every kept text, and the
 // next read patches just those entries (clients-text-patch.ts) from a small read of their rows. Dropped by every
 // event that can change more: a change of many clients or of all, any inbound change, group changes, a database
 // import, and a traffic tick when the inbound has a client whose delayed expiry (negative expiryTime) a first byte of

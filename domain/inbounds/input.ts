@@ -26,7 +26,7 @@ export const inboundInput = z.object({
   streamSettings: jsonish,
   sniffing: jsonish,
   nodeId,
-});
+}, { error: 'must be an inbound object' });
 export type InboundInput = z.infer<typeof inboundInput>;
 
 export const FALLBACKS_MAX = 100;
@@ -43,3 +43,11 @@ export const fallbackInput = z.object({
 export const fallbacksBody = z.object({
   fallbacks: z.array(fallbackInput, { error: 'must be an array of fallback rules' }).max(FALLBACKS_MAX, `at most ${FALLBACKS_MAX} rules`),
 });
+
+/** Path parameter `:id` of an inbound (and of nodes, custom geo sources, tokens: domain/shared/input.ts). */
+export { idParam } from '../shared/input.js';
+
+export const setEnableBody = z.object({ enable: boolish });
+
+/** POST /inbounds/import: `data` is the JSON text of an exported inbound. */
+export const importBody = z.object({ data: z.string({ error: 'must be a JSON-encoded inbound (string)' }) });

@@ -19,16 +19,10 @@ import {
   anyTransport, baseTag, cleanSniffing, cleanStream, fallbackMasterCapable, flowEligible, isSocketListen, listenOverlaps,
   parseJsonObject, sharedTransports, ssMethodOf, stripClients, tlsFlowCapable, transportName, transportsOf, type Transports,
 } from './rules.js';
+import { describeZodError } from '../shared/zod-error.js';
 import { fallbacksBody, inboundInput, type InboundInput } from './input.js';
 import { ClientsTextCache } from './clients-text-cache.js';
 import type { z } from 'zod';
-
-const describe = (err: { issues: { path: PropertyKey[]; message: string }[] }, prefix = ''): string => {
-  const i = err.issues[0];
-  if (!i) return 'invalid input';
-  const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
-  return `${path || 'body'}: ${i.message}`;
-};
 
 const IMPORT_CLIENTS_MAX = 100_000;
 
@@ -263,7 +257,7 @@ export class InboundsService {
 
   static parse(raw: unknown): InboundInput {
     const r = inboundInput.safeParse(raw);
-    if (!r.success) throw new DomainError(describe(r.error));
+    if (!r.success) throw new DomainError(describeZodError(r.error));
     return r.data;
   }
 
@@ -377,7 +371,7 @@ export class InboundsService {
     for (const [i, raw] of rawClients.entries()) {
       const entry = raw && typeof raw === 'object' ? { ...(raw as Record<string, unknown>) } : raw;
       const r = clientInput.safeParse(entry);
-      if (!r.success) throw new DomainError(describe(r.error, `data.settings.clients[${i}]`));
+      if (!r.success) throw new DomainError(describeZodError(r.error, `data.settings.clients[${i}]`));
       const c = r.data;
       const problem = identifierProblem(`data.settings.clients[${i}].email`, c.email, true)
         ?? identifierProblem(`data.settings.clients[${i}].subId`, c.subId ?? '', false);

@@ -57,6 +57,7 @@ export interface ClientsRepo {
   lastOnline(): Promise<Record<string, number>>;
   ips(email: string): Promise<{ ip: string; lastSeen: number }[]>;
   clearIps(email: string): Promise<number>;
+  /** A client's counters, or those a client deleted with keepTraffic left behind (total and expiryTime 0). */
   traffic(email: string): Promise<{ email: string; up: number; down: number; total: number; expiryTime: number } | null>;
   isTombstoned(email: string): Promise<boolean>;
 }

@@ -75,3 +75,8 @@ export function multipartBody(
   }
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+/** A runtime without outbound HTTP: every call fails with a clear message. */
+export const noHttp: HttpClient = {
+  request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); },
+};

@@ -1,6 +1,6 @@
 // Who may open the WebSocket (spec Authentication 5): a valid session cookie only — a Bearer token alone is
-// refused — and the page must come from the panel itself (Origin equal to the Host the request was sent to),
-// which stops another site from riding the admin's cookie (cross-site WebSocket hijacking).
+// refused — and a page must come from the panel itself (Origin, when sent, equal to the Host the request was sent
+// to), which stops another site from riding the admin's cookie (cross-site WebSocket hijacking).
 
 export interface UpgradeRequest {
   /** A valid session cookie came with the request. */
@@ -48,7 +48,8 @@ export function checkUpgrade(req: UpgradeRequest): UpgradeDecision {
       reason: req.bearer ? 'the WebSocket accepts only a session cookie; Bearer tokens are refused' : 'no valid session',
     };
   }
-  if (!req.origin) return { ok: false, kind: 'forbidden', reason: 'Origin header missing' };
+  // A browser always sends Origin, so a request without one (a script, a CLI) cannot be a cross-site one.
+  if (!req.origin) return { ok: true };
   if (!req.host || !sameOrigin(req.origin, req.host, req.secure)) {
     return { ok: false, kind: 'forbidden', reason: `Origin ${req.origin} is not this panel` };
   }

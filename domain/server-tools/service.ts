@@ -16,6 +16,7 @@ import { generateEch, generateMldsa65, generateMlkem768, generateVlessEnc, gener
 import { compareVersions, DEFAULT_GEO_FILES, GEO_FILES, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags, parseSha256Sum, parseStableTags } from './releases.js';
 import { filterCoreLog, outboundClasses, type CoreLogFilter } from './core-logs.js';
 
+export const RESTART_GRACE_MS = 3000;
 export const CORE_VERSIONS_TTL_MS = 15 * 60 * 1000;
 const CORE_REPO = 'XTLS/Xray-core';
 const MAX_RELEASE_LIST_BYTES = 8 * 1024 * 1024;
@@ -433,5 +434,11 @@ export class ServerToolsService {
     if (res.status !== 200) throw new DomainError(`${what}: download failed: HTTP ${res.status}`);
     if (res.body.length === 0) throw new DomainError(`${what}: the download is empty`);
     return res.body;
+  }
+
+  /** POST /panel/setting/restartPanel: the panel restarts after a grace period (the answer gets out first). */
+  restartPanel(): { inSeconds: number } {
+    this.d.panel.requestRestart(RESTART_GRACE_MS);
+    return { inSeconds: RESTART_GRACE_MS / 1000 };
   }
 }

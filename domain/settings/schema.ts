@@ -120,3 +120,13 @@ export function parseSetting<K extends SettingKey>(key: K, value: unknown): { ok
   if (r.success) return { ok: true, value: r.data as Settings[K] };
   return { ok: false, msg: `${key}: ${r.error.issues[0]?.message ?? 'invalid value'}` };
 }
+
+/** The effective settings as the API returns them. */
+export const settingsObj = z.object(settingShapes).meta({ id: 'Settings' });
+
+/**
+ * POST /panel/setting/update: some settings keys (form values as strings are coerced). Each value is checked by
+ * the settings service, which also checks the keys together (the CLI's `set` goes the same way).
+ */
+export const settingsPatchBody = z.record(z.string(), z.unknown(), { error: 'must be a settings object' })
+  .meta({ description: 'Any subset of the settings keys (see the Settings schema)' });

@@ -259,13 +259,3 @@ export class StatusService {
 }
 
 /** The host port when none is wired (tests, Workers): every reading is zero. */
-export const noHost: HostMetrics = {
-  async read() {
-    const zero = { current: 0, total: 0 };
-    return { cpu: null, mem: { ...zero }, swap: { ...zero }, disk: { ...zero }, net: { sent: 0, recv: 0 }, tcpCount: 0, load: { load1: 0, load5: 0, load15: 0 } };
-  },
-};
-
-export const noCoreMetrics: CoreMetricsProbe = {
-  async fetchVars() { return { ok: false, reason: 'core metrics are not available on this host' }; },
-};

@@ -7,9 +7,18 @@ import { nowSeconds } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import { randomAlnum } from '../shared/random.js';
+import { describeZodError } from '../shared/zod-error.js';
+import { boolish } from '../clients/input.js';
 
 export const TOKEN_LENGTH = 48;
-export const tokenName = z.string().trim().min(1, 'name must be 1 to 64 characters').max(64, 'name must be 1 to 64 characters');
+export const tokenName = z.string().trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters');
+export const tokenNameBody = z.object({ name: tokenName });
+export const setEnabledBody = z.object({ enabled: boolish });
+
+export const apiTokenObj = z.object({
+  id: z.number(), name: z.string(), token: z.string(), enabled: z.boolean(),
+  createdAt: z.number().meta({ description: 'Unix seconds' }),
+});
 
 export class TokensService {
   constructor(private store: Store, private clock: Clock, private events: EventSink) {}
@@ -19,8 +28,9 @@ export class TokensService {
   }
 
   async create(name: string): Promise<ApiTokenRow> {
+    // The API route parsed it already; the CLI passes its argument as typed.
     const parsed = tokenName.safeParse(name);
-    if (!parsed.success) throw new DomainError(parsed.error.issues[0]!.message);
+    if (!parsed.success) throw new DomainError(describeZodError(parsed.error, 'name'));
     const row = await this.store.tokens.create({
       name: parsed.data, token: randomAlnum(TOKEN_LENGTH), enabled: true, createdAt: nowSeconds(this.clock),
     });

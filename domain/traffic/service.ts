@@ -37,6 +37,9 @@ export interface TrafficServiceDeps {
   apiTag?: string;
   /** Reports background problems that do not fail the tick (IP log write, core restart). */
   warn?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Restarts the core on the current configuration: once after a tick that depleted clients while
+   * `restartCoreOnClientDisable` is on. */
+  restartCore?: () => Promise<void>;
 }
 
 export interface TickResult {
@@ -58,11 +61,6 @@ export class TrafficService {
   private lastPrune = 0;
   private lastFullSweep = 0;
   private fullSweepDue = true;
-  /**
-   * Integration point with the core runtime: restarts the core on the current configuration. Called once after a
-   * tick that depleted clients while `restartCoreOnClientDisable` is on. Set by createServices.
-   */
-  restartCore: (() => Promise<void>) | null = null;
   /** Emails online on remote nodes (set by createServices: the node puller), merged into onlines(). */
   extraOnlines: (() => readonly string[]) | null = null;
 
@@ -79,9 +77,9 @@ export class TrafficService {
   async tick(): Promise<TickResult> {
     const result = await this.serial(() => this.runTick(true));
     // Outside the serial section: the core service flushes counters (which takes that section) before it restarts.
-    if (result.restartWanted && this.restartCore) {
+    if (result.restartWanted && this.deps.restartCore) {
       try {
-        await this.restartCore();
+        await this.deps.restartCore();
         result.coreRestarted = true;
       } catch (err) {
         this.deps.warn?.('core restart after client depletion failed', { error: String(err) });

@@ -22,7 +22,7 @@ const CLIENT_CHUNK = 500;
 const KEY_CHUNK = 2000;
 /**
  * Client ids per catalogBatch() read. SQLite reads run on the event loop: small batches, so a request waits at most
- * one batch (~3 ms). PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
+ * one short batch. PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
  */
 const CATALOG_BATCH_IDS = { sqlite: 2_000, pg: 10_000 } as const;
 
@@ -477,7 +477,9 @@ export function clientsRepo(c: Conn): ClientsRepo {
     async traffic(email) {
       const rows = await c.all<Record<string, unknown>>(sql`SELECT c.email AS email, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
         c.total_bytes AS total, c.expiry_time AS expiry FROM ${FROM} WHERE c.email = ${email}`);
-      const r = rows[0];
+      // A client deleted with keepTraffic leaves its counters behind: they stay readable (no quota, no expiry).
+      const r = rows[0] ?? (await c.all<Record<string, unknown>>(sql`SELECT email, up, down, 0 AS total, 0 AS expiry
+        FROM client_traffics WHERE email = ${email}`))[0];
       return r ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) } : null;
     },
 

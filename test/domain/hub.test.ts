@@ -198,11 +198,15 @@ describe('WebSocket upgrade check', () => {
     expect(checkUpgrade({ ...base, session: false })).toMatchObject({ ok: false, kind: 'unauthenticated' });
   });
 
-  it('refuses a foreign or missing Origin', () => {
+  it('refuses a foreign Origin', () => {
     expect(checkUpgrade({ ...base, origin: 'http://evil.example' })).toMatchObject({ ok: false, kind: 'forbidden' });
     expect(checkUpgrade({ ...base, origin: 'http://panel.example:9999' })).toMatchObject({ ok: false, kind: 'forbidden' });
-    expect(checkUpgrade({ ...base, origin: undefined })).toEqual({ ok: false, kind: 'forbidden', reason: 'Origin header missing' });
     expect(checkUpgrade({ ...base, origin: 'null' })).toMatchObject({ ok: false, kind: 'forbidden' });
+  });
+
+  it('accepts a session without Origin (a script or CLI; a browser always sends one), but not without a session', () => {
+    expect(checkUpgrade({ ...base, origin: undefined })).toEqual({ ok: true });
+    expect(checkUpgrade({ ...base, origin: undefined, session: false })).toMatchObject({ ok: false, kind: 'unauthenticated' });
   });
 
   it('treats default ports as the same origin', () => {

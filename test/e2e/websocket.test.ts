@@ -112,13 +112,20 @@ describe('WebSocket push channel (real server, ws clients)', () => {
     await until(() => c.messages.filter((m) => m.type === 'status').length > n, 3000);
   });
 
-  it('refuses a Bearer token alone, a foreign Origin, and a missing Origin', async () => {
+  it('refuses a Bearer token alone and a foreign Origin', async () => {
     await expect(connect(wsUrl(), { authorization: `Bearer ${bearer}` }, origin())).rejects.toMatchObject({ status: 404 });
     await expect(connect(wsUrl(), {}, origin())).rejects.toMatchObject({ status: 404 });
     await expect(connect(wsUrl(), { cookie }, 'http://evil.example')).rejects.toMatchObject({ status: 403 });
-    await expect(connect(wsUrl(), { cookie })).rejects.toMatchObject({ status: 403 });
+    await expect(connect(wsUrl(), { authorization: `Bearer ${bearer}` })).rejects.toMatchObject({ status: 404 });
     // The refusals do not leave connections behind in the hub.
     expect(server.services.push.size).toBe(clients.length);
+  });
+
+  it('accepts a session cookie without an Origin header (a script or CLI) and pushes status', async () => {
+    const c = await connect(wsUrl(), { cookie });
+    clients.push(c);
+    const status = await until(() => c.messages.find((m) => m.type === 'status'), 3000);
+    expect(status.data.panelVersion).toBe(`v${panelVersion()}`);
   });
 
   it('sends exactly one invalidate for clients when a client is added through the API', async () => {

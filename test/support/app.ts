@@ -11,6 +11,7 @@ import { freshStore, type TestDatabase } from './databases.js';
 import { FakeCore } from './fake-core.js';
 import { FakePortProbe } from './fake-port-probe.js';
 import { FakeCoreMetrics, FakeHost } from './fake-host.js';
+import { swaggerUiAssets } from '../../host-agent/docs-assets.js';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
 
@@ -78,6 +79,7 @@ export async function createTestApp(db: TestDatabase, opts: TestAppOptions = {})
     clientIp: () => peer.ip,
     basePath: opts.basePath ?? '/',
     secure: false,
+    docsAssets: swaggerUiAssets(),
   });
   return { app, services, store, core, portProbe, host, coreMetrics, clock, events, emitted, readableFiles, restarts, peer, close: () => store.close() };
 }
