@@ -3,7 +3,7 @@
 import type { AppContext } from './context.js';
 import { ok } from './envelope.js';
 import { InputError } from './input.js';
-import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
+import { createRoute, envelope, jsonBody, routes, z } from './route.js';
 import {
   coreLogsBody, countParam, echBody, echObj, geoFileBody, geoFileParam, geoFilesObj, importDbBody, importDbObj,
   installCoreObj, keyPairObj, logsBody, mldsa65Obj, mlkem768Obj, panelUpdateInfoObj, panelUpdateObj, telegramBackupObj, versionParam,

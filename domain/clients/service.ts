@@ -300,12 +300,18 @@ export class ClientsService {
         else if (r.expiryTime > 0) {
           const next = r.expiryTime + addMs;
           if (next <= 0) reason = 'reduction exceeds remaining time';
-          else (expiryTime = next), (applied = true);
+          else {
+            expiryTime = next;
+            applied = true;
+          }
         } else {
           // Delayed start: the stored value is minus the period; adding days makes it more negative.
           const next = r.expiryTime - addMs;
           if (next >= 0) reason = 'reduction exceeds delay window';
-          else (expiryTime = next), (applied = true);
+          else {
+            expiryTime = next;
+            applied = true;
+          }
         }
       }
       if (addBytes !== 0) {
@@ -313,7 +319,10 @@ export class ClientsService {
         else {
           const next = r.totalGB + addBytes;
           if (next <= 0) reason ||= 'reduction exceeds remaining quota';
-          else (totalGB = next), (applied = true);
+          else {
+            totalGB = next;
+            applied = true;
+          }
         }
       }
       if (reason) skipped.push({ email, reason });

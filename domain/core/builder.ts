@@ -127,7 +127,7 @@ export function buildCoreConfig(template: Json, view: CoreViewData, opts: BuildO
     delete settings.clients;
     let liveUsers = CLIENT_PROTOCOLS.has(ib.protocol);
     const users = new Map<string, string>();
-    let entries: Json[] = [];
+    const entries: Json[] = [];
     if (CLIENT_PROTOCOLS.has(ib.protocol)) {
       // One pass (100k clients): entry, flavour adaptation, and the entry's text for the live sync's diffs.
       for (const c of clients) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseCidrList, parseIp } from '../auth/cidr.js';
 
 const port = z.number().int().min(1, 'must be a port from 1 to 65535').max(65535, 'must be a port from 1 to 65535');
-const path = z.string().max(256).regex(/^\/([A-Za-z0-9._~\-]+\/)*$/, 'must be a path like /sub/ (letters, digits, . _ ~ -; begins and ends with /)')
+const path = z.string().max(256).regex(/^\/([A-Za-z0-9._~-]+\/)*$/, 'must be a path like /sub/ (letters, digits, . _ ~ -; begins and ends with /)')
   .refine((s) => !s.split('/').some((seg) => seg === '.' || seg === '..'), 'must not contain . or .. segments');
 const hostName = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const listen = z.string().refine((s) => s === '' || parseIp(s) !== null || hostName.test(s), 'must be empty or an IP address or host name');

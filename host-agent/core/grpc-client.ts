@@ -102,9 +102,12 @@ export const isNotFound = (e: GrpcError): boolean => /not found/i.test(e.details
 
 const DEADLINE_MS = 5000;
 
+// gRPC's generated clients are untyped: their methods are looked up by name.
+type AnyFunction = (...args: any[]) => any;
+
 export class CoreApiClient {
-  private handler: grpc.Client & Record<string, Function>;
-  private stats: grpc.Client & Record<string, Function>;
+  private handler: grpc.Client & Record<string, AnyFunction>;
+  private stats: grpc.Client & Record<string, AnyFunction>;
 
   constructor(readonly address: string, readonly flavour: CoreFlavour) {
     const p = prefixOf(flavour);
@@ -115,7 +118,7 @@ export class CoreApiClient {
     this.stats = new S(address, creds) as any;
   }
 
-  private call<T>(client: Record<string, Function>, method: string, req: unknown): Promise<T> {
+  private call<T>(client: Record<string, AnyFunction>, method: string, req: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
       client[method]!.call(client, req, { deadline: Date.now() + DEADLINE_MS }, (err: GrpcError | null, res: T) => (err ? reject(err) : resolve(res)));
     });

@@ -56,7 +56,7 @@ async function vetTarget(host: string, allowPrivate: boolean): Promise<string> {
   try {
     addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
   } catch (err) {
-    throw new Error(`cannot resolve ${bare}: ${(err as Error).message}`);
+    throw new Error(`cannot resolve ${bare}: ${(err as Error).message}`, { cause: err });
   }
   if (addresses.length === 0) throw new Error(`cannot resolve ${bare}`);
   const bad = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a));

@@ -60,12 +60,12 @@ describe('AccessLogTail', () => {
   });
 
   it('reads nothing while no path is configured', async () => {
-    let path: string | undefined;
+    const config: { path?: string } = {};
     const p = join(dir, 'c.log');
     writeFileSync(p, line('192.0.2.20', 'x@x'));
-    const tail = new AccessLogTail(() => path);
+    const tail = new AccessLogTail(() => config.path);
     expect(await tail.read()).toEqual([]);
-    path = p;
+    config.path = p;
     appendFileSync(p, line('192.0.2.21', 'y@x'));
     expect(await tail.read()).toEqual([{ email: 'x@x', ip: '192.0.2.20' }, { email: 'y@x', ip: '192.0.2.21' }]);
   });

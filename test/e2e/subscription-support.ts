@@ -98,7 +98,7 @@ export async function startProcess(cmd: string, args: string[], port: number, in
     await waitForPort(port);
   } catch (err) {
     await stop();
-    throw new Error(`${cmd} did not listen on ${port}: ${out}`);
+    throw new Error(`${cmd} did not listen on ${port}: ${out}`, { cause: err });
   }
   return { proc, stop, output: () => out };
 }

@@ -1,7 +1,7 @@
 // POST /panel/api/server/logs/:count with `syslog: true`, on libsql and PostgreSQL: the systemd journal through
 // the real host-agent reader and a stand-in journalctl on PATH (it prints its arguments), and the panel's own
 // log with the reason when the panel does not run under systemd or journalctl is missing.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -30,7 +30,7 @@ export interface InboundOption { id: number; remark: string; protocol: string; p
 const meta = (name: string) => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
 /** The web base path, always ending in `/`. */
 export const base = meta('panel-base') || '/';
-let csrf = meta('csrf-token');
+const csrf = meta('csrf-token');
 
 export class ApiError extends Error {}
 
