@@ -54,7 +54,9 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
-  panel.use('*', bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) }));
+  const limit = bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) });
+  // importDB carries a whole database and has its own, larger limit (handlers/server-tools.ts).
+  panel.use('*', (c, next) => (c.req.path.endsWith('/panel/api/server/importDB') ? next() : limit(c, next)));
 
   panel.route('/', sessionRoutes());
   // The push channel does its own session-only check (no Bearer, no CSRF token, Origin must be the panel's).

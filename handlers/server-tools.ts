@@ -3,8 +3,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppContext, AppEnv } from './context.js';
-import { ok } from './envelope.js';
+import { bodyLimit } from 'hono/body-limit';
+import { failure, ok } from './envelope.js';
 import { InputError, parseBody, parseParams, rawBody } from './input.js';
+
+/** importDB's own body limit (the rest of the API keeps 10 MiB): a backup of 100,000 clients is about 60 MiB. */
+export const DB_UPLOAD_LIMIT_BYTES = 256 * 1024 * 1024;
 
 const countParam = z.object({
   count: z.string().regex(/^\d{1,6}$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1, 'must be at least 1').max(10_000, 'must be at most 10000')),
@@ -82,13 +86,18 @@ export function serverToolsRoutes() {
     });
   });
 
-  app.post('/server/importDB', async (c) => {
+  app.post('/server/importDB', bodyLimit({
+    maxSize: DB_UPLOAD_LIMIT_BYTES,
+    onError: (c) => failure(c, `db: the upload is larger than the limit of ${DB_UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB; import a larger file on the host with \`panel db import FILE\``, 413),
+  }), async (c) => {
     if (!/multipart\/form-data/i.test(c.req.header('content-type') ?? '')) throw new InputError('db: upload the database as multipart/form-data field "db"');
     const form = (await rawBody(c)) as Record<string, unknown>;
     const file = form.db;
     if (!(file instanceof File)) throw new InputError('db: a database file is required');
     const r = await tools(c).importDatabase(new Uint8Array(await file.arrayBuffer()));
-    return ok(c, r, `database imported (${r.rows} rows); the previous one is kept at ${r.backup}; the panel restarts in 3 seconds`);
+    const from = r.format === 'x-ui' ? ` from 3x-ui (${r.skipped.length} item(s) not converted, listed in skipped)` : '';
+    const pw = r.newAdminPassword ? `; the admin password was reset to ${r.newAdminPassword} (shown once)` : '';
+    return ok(c, r, `database imported${from} (${r.rows} rows); the previous one is kept at ${r.backup}${pw}; the panel restarts in 3 seconds`);
   });
 
   app.post('/backuptotgbot', async (c) => {

@@ -332,24 +332,6 @@ describe.each(testDatabases())('server tools on $name', (db) => {
   });
 
   describe('database', () => {
-    if (db.name === 'pg') {
-      it('getDb, importDB and backuptotgbot refuse with a pg_dump hint', async () => {
-        const get = await call(t, 'GET', `${S}/getDb`, undefined, s);
-        expect(get.json.success).toBe(false);
-        expect(get.json.msg).toMatch(/PostgreSQL.*pg_dump/);
-        const form = new FormData();
-        form.set('db', new File([new Uint8Array(200)], 'x.db'));
-        const imp = await call(t, 'POST', `${S}/importDB`, form, s);
-        expect(imp.json.msg).toMatch(/PostgreSQL.*pg_dump/);
-        await t.services.settings.update({ tgBotToken: 'TOKEN123', tgBotChatId: '111', tgBotApiUrl: base });
-        const tg = await call(t, 'POST', '/panel/api/backuptotgbot', undefined, s);
-        expect(tg.json.msg).toMatch(/PostgreSQL.*pg_dump/);
-        expect(world.uploads).toEqual([]);
-        expect(t.restarts).toEqual([]);
-      });
-      return;
-    }
-
     it('getDb returns a consistent SQLite copy as an attachment', async () => {
       await t.services.settings.update({ subTitle: 'exported' });
       const res = await t.app.request(`${S}/getDb`, { headers: { cookie: s.cookie } });

@@ -1,0 +1,168 @@
+// Copies every panel table from one connection to another, whatever the two dialects: the portable backup
+// (PostgreSQL → a SQLite file), restoring it on PostgreSQL, and `panel db copy`. The table list, column names,
+// types, keys and foreign-key order come from the SQLite schema (the PostgreSQL one is kept equal to it by the
+// schema parity test), so a new table or column is copied without touching this file.
+import { getTableName, is, sql, type SQL } from 'drizzle-orm';
+import { SQLiteTable, getTableConfig } from 'drizzle-orm/sqlite-core';
+import * as sqliteSchema from './schema/sqlite.js';
+import type { Conn } from './conn.js';
+
+export interface TableSpec {
+  name: string;
+  columns: string[];
+  /** Primary-key columns (keyset paging order). */
+  pk: string[];
+  /** Columns read back as booleans (SQLite keeps 0/1, PostgreSQL a boolean). */
+  bools: Set<string>;
+  /** Columns read back as numbers (PostgreSQL's bigint arrives as text through a raw query). */
+  numbers: Set<string>;
+  /** The auto-increment id column, whose PostgreSQL sequence is moved past the copied ids. */
+  serial: string | null;
+}
+
+const PAGE_ROWS = 2000;
+
+let specs: TableSpec[] | null = null;
+
+/** Every panel table, parents before the tables that reference them. */
+export function tableSpecs(): TableSpec[] {
+  if (specs) return specs;
+  const tables = (Object.values(sqliteSchema) as unknown[]).filter((v): v is SQLiteTable => is(v, SQLiteTable));
+  const byName = new Map<string, { spec: TableSpec; deps: string[] }>();
+  for (const table of tables) {
+    const cfg = getTableConfig(table);
+    const pk = cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name);
+    const serialCol = cfg.columns.find((c) => c.primary && c.columnType === 'SQLiteInteger' && c.name === 'id');
+    byName.set(cfg.name, {
+      spec: {
+        name: cfg.name,
+        columns: cfg.columns.map((c) => c.name),
+        pk,
+        bools: new Set(cfg.columns.filter((c) => c.dataType === 'boolean').map((c) => c.name)),
+        numbers: new Set(cfg.columns.filter((c) => c.dataType === 'number').map((c) => c.name)),
+        serial: serialCol ? serialCol.name : null,
+      },
+      deps: cfg.foreignKeys.map((fk) => getTableName(fk.reference().foreignTable)).filter((n) => n !== cfg.name),
+    });
+  }
+  const out: TableSpec[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const entry = byName.get(name)!;
+    for (const d of entry.deps) visit(d);
+    out.push(entry.spec);
+  };
+  for (const name of [...byName.keys()].sort()) visit(name);
+  specs = out;
+  return out;
+}
+
+const ident = (name: string) => sql.raw(`"${name.replace(/"/g, '""')}"`);
+const list = (names: string[]) => sql.join(names.map(ident), sql`, `);
+
+/** A row as plain JSON values with the schema's types (booleans as booleans, numbers as numbers). */
+function normalise(spec: TableSpec, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const col of spec.columns) {
+    let v = row[col];
+    if (v === undefined) v = null;
+    if (v !== null) {
+      if (spec.bools.has(col)) v = v === true || v === 1 || v === '1' || v === 't' || v === 'true' || v === 1n;
+      else if (spec.numbers.has(col)) v = Number(v);
+      else if (typeof v === 'bigint') v = Number(v);
+    }
+    out[col] = v;
+  }
+  return out;
+}
+
+/** Reads one table in primary-key order, `PAGE_ROWS` at a time. */
+export async function* readTable(c: Conn, spec: TableSpec): AsyncGenerator<Record<string, unknown>[]> {
+  let last: unknown[] | null = null;
+  for (;;) {
+    const where: SQL = last
+      ? sql`WHERE (${list(spec.pk)}) > (${sql.join(last.map((v) => sql`${v}`), sql`, `)})`
+      : sql``;
+    const rows = await c.all<Record<string, unknown>>(
+      sql`SELECT ${list(spec.columns)} FROM ${ident(spec.name)} ${where} ORDER BY ${list(spec.pk)} LIMIT ${PAGE_ROWS}`,
+    );
+    if (rows.length === 0) return;
+    const page = rows.map((r) => normalise(spec, r));
+    yield page;
+    if (rows.length < PAGE_ROWS) return;
+    const tail = page[page.length - 1]!;
+    last = spec.pk.map((k) => tail[k]);
+  }
+}
+
+/** Inserts rows given as JSON objects keyed by column name (one statement per page). */
+export async function insertRows(c: Conn, spec: TableSpec, rows: Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows);
+  if (c.dialect === 'pg') {
+    await c.exec(sql`INSERT INTO ${ident(spec.name)} (${list(spec.columns)})
+      SELECT ${list(spec.columns)} FROM json_populate_recordset(NULL::${ident(spec.name)}, ${json}::json)`);
+  } else {
+    const picks = sql.join(spec.columns.map((col) => sql`json_extract(value, ${`$."${col}"`})`), sql`, `);
+    await c.exec(sql`INSERT INTO ${ident(spec.name)} (${list(spec.columns)}) SELECT ${picks} FROM json_each(${json})`);
+  }
+}
+
+/** Moves each PostgreSQL id sequence past the largest copied id (explicit ids do not advance it). */
+async function resetSequences(c: Conn): Promise<void> {
+  if (c.dialect !== 'pg') return;
+  for (const spec of tableSpecs()) {
+    if (!spec.serial) continue;
+    await c.exec(sql`SELECT setval(pg_get_serial_sequence(${spec.name}, ${spec.serial}),
+      COALESCE((SELECT MAX(${ident(spec.serial)}) FROM ${ident(spec.name)}), 0) + 1, false)`);
+  }
+}
+
+export async function rowCounts(c: Conn): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const spec of tableSpecs()) {
+    const [r] = await c.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM ${ident(spec.name)}`);
+    out[spec.name] = Number(r?.n ?? 0);
+  }
+  return out;
+}
+
+export interface CopyProgress {
+  table: string;
+  /** Rows copied so far, over all tables. */
+  done: number;
+  total: number;
+}
+
+/**
+ * Copies every table of `from` into `to`: `from` is read inside one transaction (on PostgreSQL a read-only
+ * REPEATABLE READ one, so every table comes from the same moment); `to` is emptied and filled inside one
+ * transaction, so a failure leaves it as it was. Both must be at the same schema version.
+ */
+export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgress) => void): Promise<{ tables: number; rows: number }> {
+  const tables = tableSpecs();
+  return from.tx(async (src) => {
+    if (src.dialect === 'pg') await src.exec(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+    const counts = await rowCounts(src);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    return to.tx(async (dst) => {
+      if (dst.dialect === 'pg') {
+        await dst.exec(sql`TRUNCATE ${sql.join(tables.map((t) => ident(t.name)), sql`, `)}`);
+      } else {
+        for (const t of [...tables].reverse()) await dst.exec(sql`DELETE FROM ${ident(t.name)}`);
+      }
+      let done = 0;
+      for (const t of tables) {
+        for await (const page of readTable(src, t)) {
+          await insertRows(dst, t, page);
+          done += page.length;
+          onProgress?.({ table: t.name, done, total });
+        }
+      }
+      await resetSequences(dst);
+      return { tables: tables.length, rows: done };
+    });
+  });
+}
