@@ -5,7 +5,9 @@
 import { getTableName, is, sql, type SQL } from 'drizzle-orm';
 import { SQLiteTable, getTableConfig } from 'drizzle-orm/sqlite-core';
 import * as sqliteSchema from './schema/sqlite.js';
-import type { Conn } from './conn.js';
+import { connect, type Conn } from './conn.js';
+import { runMigrations } from './migrate.js';
+import { DomainError } from '../domain/shared/errors.js';
 
 export interface TableSpec {
   name: string;
@@ -110,6 +112,13 @@ export async function insertRows(c: Conn, spec: TableSpec, rows: Record<string, 
   }
 }
 
+/** The driver's own message (Drizzle wraps it in "Failed query: <the statement and its parameters>"). */
+function rootMessage(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown };
+  while (e && e.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  return String(e?.message ?? err).slice(0, 300);
+}
+
 /** Moves each PostgreSQL id sequence past the largest copied id (explicit ids do not advance it). */
 async function resetSequences(c: Conn): Promise<void> {
   if (c.dialect !== 'pg') return;
@@ -156,7 +165,11 @@ export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgres
       let done = 0;
       for (const t of tables) {
         for await (const page of readTable(src, t)) {
-          await insertRows(dst, t, page);
+          try {
+            await insertRows(dst, t, page);
+          } catch (err) {
+            throw new Error(`table ${t.name}: ${rootMessage(err)}`);
+          }
           done += page.length;
           onProgress?.({ table: t.name, done, total });
         }
@@ -165,4 +178,24 @@ export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgres
       return { tables: tables.length, rows: done };
     });
   });
+}
+
+/**
+ * `panel db copy`: migrates `toUrl`, refuses it when it already holds panel data (unless `force`), then copies
+ * every table of `fromUrl` into it in one transaction.
+ */
+export async function copyDatabase(fromUrl: string, toUrl: string, opts: { force?: boolean; onProgress?: (p: CopyProgress) => void } = {}) {
+  await runMigrations(fromUrl);
+  await runMigrations(toUrl);
+  const [from, to] = [await connect(fromUrl), await connect(toUrl)];
+  try {
+    const existing = Object.values(await rowCounts(to)).reduce((a, b) => a + b, 0);
+    if (existing > 0 && !opts.force) {
+      throw new DomainError(`the target ${to.description} already holds panel data (${existing} rows); add --force to replace it`);
+    }
+    return { ...(await copyAll(from, to, opts.onProgress)), replaced: existing };
+  } finally {
+    await from.close();
+    await to.close();
+  }
 }
