@@ -134,7 +134,7 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       return 0;
     }
     case 'db':
-      return dbCommand(config, args, out);
+      return dbCommand(config, args, out, env);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -143,7 +143,7 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
 /** How often a long copy prints its progress line. */
 const PROGRESS_EVERY_MS = 2000;
 
-async function dbCommand(config: NodeConfig, args: string[], out: (line: string) => void): Promise<number> {
+async function dbCommand(config: NodeConfig, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'export': {
@@ -176,11 +176,12 @@ async function dbCommand(config: NodeConfig, args: string[], out: (line: string)
       mkdirSync(config.dataDir, { recursive: true });
       const started = Date.now();
       let last = started;
+      const every = Number(env.PANEL_DB_COPY_PROGRESS_MS ?? PROGRESS_EVERY_MS);
       const r = await copyDatabase(config.dbUrl, to, {
         force: opts.force === true,
         onProgress: (p) => {
           const now = Date.now();
-          if (now - last < PROGRESS_EVERY_MS) return;
+          if (now - last < every) return;
           last = now;
           out(`copying: ${p.done}/${p.total} rows (${Math.round((p.done / Math.max(p.total, 1)) * 100)}%, table ${p.table})`);
         },
