@@ -30,6 +30,8 @@ const bool = (v: unknown, dflt = false): boolean => {
   if (v === null || v === undefined || v === '') return dflt;
   return v === true || v === 1 || v === '1' || v === 'true';
 };
+/** 3x-ui stamps last_online in milliseconds; this panel keeps Unix seconds. */
+const unixSeconds = (v: number): number => (v > 100_000_000_000 ? Math.floor(v / 1000) : v);
 function parseObject(text: unknown): Json | null {
   if (typeof text !== 'string' || !text.trim()) return null;
   try {
@@ -245,8 +247,12 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     if (!email || trafficSeen.has(email)) continue;
     trafficSeen.add(email);
     // Kept also for an email no inbound lists any more, as this panel keeps a deleted client's counters.
-    panel.clientTraffics.push({ email, up: num(t.up), down: num(t.down), enable: bool(t.enable, true), lastOnline: num(t.last_online) });
+    panel.clientTraffics.push({ email, up: num(t.up), down: num(t.down), enable: bool(t.enable, true), lastOnline: unixSeconds(num(t.last_online)) });
   }
+  // 3x-ui marks a depleted client (quota used, expiry passed) on its traffic row only; here a depleted client is
+  // disabled with that mark, which is what lets a renewal turn it back on.
+  const depleted = new Set(panel.clientTraffics.filter((t) => !t.enable).map((t) => t.email));
+  for (const c of panel.clients) if (depleted.has(c.email)) c.enable = false;
   for (const t of T('outbound_traffics')) {
     if (str(t.tag)) panel.outboundTraffics.push({ tag: str(t.tag), up: num(t.up), down: num(t.down) });
   }

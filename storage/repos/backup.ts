@@ -24,7 +24,7 @@ export const REQUIRED_TABLES = ['__drizzle_migrations', 'users', 'settings', 'in
 /** Tables a 3x-ui database (x-ui.db) has from v2.x on; the v3.x line adds clients, client_inbounds and more. */
 const XUI_TABLES = ['users', 'inbounds', 'settings', 'client_traffics'];
 /** Every 3x-ui table the converter reads (those absent from an older file are skipped). */
-const XUI_READ = ['users', 'inbounds', 'settings', 'client_traffics', 'outbound_traffics', 'inbound_client_ips', 'clients', 'client_inbounds', 'client_groups', 'inbound_fallbacks', 'api_tokens', 'nodes', 'custom_geo_resources'];
+const XUI_READ = ['users', 'inbounds', 'settings', 'client_traffics', 'outbound_traffics', 'inbound_client_ips', 'clients', 'client_inbounds', 'client_groups', 'inbound_fallbacks', 'api_tokens', 'nodes', 'custom_geo_resources', 'node_client_traffics'];
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
