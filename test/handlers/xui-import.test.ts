@@ -135,7 +135,7 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
       // The trojan inbound's only client is depleted: no user runs there.
       expect(inbound(PORTS[2])?.settings?.clients ?? []).toEqual([]);
       expect(inbound(PORTS[3]).settings.clients.map((c: { email: string }) => c.email)).toEqual(['ss@x']);
-      expect(config.inbounds.some((i: { protocol: string }) => i.protocol === 'tun')).toBe(false);
+      expect((config.inbounds as { protocol: string }[]).some((i) => i.protocol === 'tun')).toBe(false);
 
       if (CORE_BIN) {
         t.core.current = { ...t.core.current, flavour: 'v2ray' };
