@@ -11,6 +11,7 @@ import { testDatabases } from '../support/databases.js';
 import { dumpTables, seedPanel } from '../support/panel-seed.js';
 import { connect } from '../../storage/conn.js';
 import { runMigrations } from '../../storage/migrate.js';
+import { buildXuiDb } from '../support/xui-fixture.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
@@ -101,6 +102,18 @@ describe('panel db (built CLI)', () => {
     const back = await cli(['db', 'copy', '--to', backUrl], otherEnv);
     expect(back.code, back.stderr).toBe(0);
     expectSame(await tables(backUrl), original);
+
+    // a 3x-ui database: converted, what was left out listed, the new admin password printed once
+    const xui = join(tempDir(), 'x-ui.db');
+    await buildXuiDb(xui, { version: 'v2', ports: [46001, 46002, 46003, 46004], certFile: '/nonexistent.pem', keyFile: '/nonexistent.key' });
+    const conv = await cli(['db', 'import', xui], otherEnv);
+    expect(conv.code, conv.stderr).toBe(0);
+    expect(conv.stdout).toMatch(/converted from a 3x-ui database/);
+    expect(conv.stdout).toMatch(/^converted: inbounds 4, clients 7, /m);
+    expect(conv.stdout).toMatch(/^not converted: inbound 5 \(tun device, port 0\): protocol tun has no counterpart/m);
+    const pw = /^the admin password was reset \(shown once\): ([A-Za-z0-9]{20})$/m.exec(conv.stdout)?.[1];
+    expect(pw).toBeTruthy();
+    expect(readdirSync(join(otherDir, 'backups'))).toHaveLength(2);
 
     const bad = await cli(['db', 'import', join(dataDir, 'missing.db')], fileEnv);
     expect(bad.code).toBe(1);
