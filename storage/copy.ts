@@ -99,16 +99,44 @@ export async function* readTable(c: Conn, spec: TableSpec): AsyncGenerator<Recor
   }
 }
 
+/** A value as a SQLite literal (text quoted by doubling quotes; NUL-carrying text as a hex blob cast to text). */
+function sqliteLiteral(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`cannot copy the number ${v}`);
+    return String(v);
+  }
+  const text = String(v);
+  if (text.includes('\0')) return `CAST(X'${Buffer.from(text, 'utf8').toString('hex')}' AS TEXT)`;
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
 /** Inserts rows given as JSON objects keyed by column name (one statement per page). */
 export async function insertRows(c: Conn, spec: TableSpec, rows: Record<string, unknown>[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows);
   if (c.dialect === 'pg') {
+    const json = JSON.stringify(rows);
     await c.exec(sql`INSERT INTO ${ident(spec.name)} (${list(spec.columns)})
       SELECT ${list(spec.columns)} FROM json_populate_recordset(NULL::${ident(spec.name)}, ${json}::json)`);
   } else {
-    const picks = sql.join(spec.columns.map((col) => sql`json_extract(value, ${`$."${col}"`})`), sql`, `);
-    await c.exec(sql`INSERT INTO ${ident(spec.name)} (${list(spec.columns)}) SELECT ${picks} FROM json_each(${json})`);
+    // Rows as SQL literals, about 1 MB of text per statement: json_each + json_extract re-parses each row's object
+    // once per column (~80 µs a row for clients), and Drizzle builds bound parameters slower still (~200 µs a row).
+    let parts: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (!parts.length) return;
+      await c.exec(sql`INSERT INTO ${ident(spec.name)} (${list(spec.columns)}) VALUES ${sql.raw(parts.join(','))}`);
+      parts = [];
+      size = 0;
+    };
+    for (const r of rows) {
+      const tuple = `(${spec.columns.map((col) => sqliteLiteral(r[col])).join(',')})`;
+      parts.push(tuple);
+      size += tuple.length;
+      if (size > 1_000_000) await flush();
+    }
+    await flush();
   }
 }
 

@@ -64,6 +64,25 @@ function fileConn(path: string): Connection {
   return libsqlConnection(drizzleLibsql(client, { schema: sqliteSchema }), path, async () => client.close());
 }
 
+/**
+ * Fills a fresh SQLite file fast: no journal and no fsync (a failure discards the whole file anyway), a larger
+ * page cache, and the secondary indexes dropped during the load and built once at the end (a sort instead of
+ * 100,000 B-tree inserts per index).
+ */
+async function bulkLoad(path: string, load: (c: Conn) => Promise<unknown>): Promise<void> {
+  const client = fileClient(path);
+  try {
+    for (const p of ['journal_mode=OFF', 'synchronous=OFF', 'cache_size=-65536']) await client.execute(`PRAGMA ${p}`);
+    const indexes = (await client.execute(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)).rows
+      .map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+    for (const i of indexes) await client.execute(`DROP INDEX ${quoteIdent(i.name)}`);
+    await load(libsqlConnection(drizzleLibsql(client, { schema: sqliteSchema }), path, async () => {}));
+    for (const i of indexes) await client.execute(i.sql);
+  } finally {
+    client.close();
+  }
+}
+
 async function tableNames(client: Client): Promise<string[]> {
   const r = await client.execute(`SELECT name FROM sqlite_master WHERE type = 'table'`);
   return r.rows.map((row) => String(row.name));
@@ -173,12 +192,7 @@ export function backupRepo(c: Conn): BackupRepo {
       return;
     }
     await runMigrations(`file:${tmp}`);
-    const out = fileConn(tmp);
-    try {
-      await copyAll(c, out);
-    } finally {
-      await out.close();
-    }
+    await bulkLoad(tmp, (out) => copyAll(c, out));
   };
 
   const snapshotTo = async (path: string): Promise<void> => {

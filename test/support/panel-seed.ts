@@ -31,7 +31,7 @@ export async function seedPanel(c: Conn, clients = 10_000): Promise<void> {
       cpuPct: 12.5, memPct: 0.25, uptimeSecs: 86_400, createdAt: now, updatedAt: now,
     });
     await db.insert(t.inbounds).values(PROTOCOLS.map((protocol, i) => ({
-      up: 2 ** 40 + i, down: i * 1000, total: i % 2 ? 0 : 5 * 2 ** 30, remark: `${protocol} ☂`, enable: i % 3 !== 0,
+      up: 2 ** 40 + i, down: i * 1000, total: i % 2 ? 0 : 5 * 2 ** 30, remark: `${protocol} ☂ it's "quoted"`, enable: i % 3 !== 0,
       expiryTime: i === 1 ? 1_800_000_000_000 : 0, listen: i === 2 ? '127.0.0.1' : '', port: 20_000 + i, protocol,
       settings: JSON.stringify({ decryption: 'none', note: `p${i}` }), streamSettings: JSON.stringify({ network: 'tcp', security: i === 0 ? 'tls' : 'none' }),
       sniffing: JSON.stringify({ enabled: i % 2 === 0, destOverride: ['http', 'tls'] }), tag: `inbound-${20_000 + i}`, nodeId: i === 3 ? 1 : null,
