@@ -9,7 +9,7 @@ import { runMigrations } from '../../storage/migrate.js';
 import { dialectOf, redact } from '../../storage/conn.js';
 import { copyDatabase } from '../../storage/copy.js';
 import { createServerHost } from '../../host-agent/server-host.js';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createServices, type Services } from '../../domain/services.js';
 import { EventBus } from '../../domain/shared/events.js';
@@ -171,7 +171,12 @@ async function dbCommand(config: NodeConfig, args: string[], out: (line: string)
       const { opts, rest: pos } = parseArgs(rest, ['force'], ['to']);
       if (pos.length || typeof opts.to !== 'string') throw new UsageError('db copy --to URL [--force]');
       const to = opts.to.startsWith('/') ? `file:${opts.to}` : opts.to;
-      if (dialectOf(to) === 'sqlite' && to.startsWith('file:')) mkdirSync(dirname(to.slice(5)), { recursive: true, mode: 0o700 });
+      if (dialectOf(to) === 'sqlite' && to.startsWith('file:')) {
+        const path = to.slice(5);
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        // SQLite keeps the mode of an existing file (and gives it to its journal): readable by the owner only.
+        if (!existsSync(path)) closeSync(openSync(path, 'wx', 0o600));
+      }
       if (to === config.dbUrl) throw new DomainError('--to is the configured database itself');
       mkdirSync(config.dataDir, { recursive: true });
       const started = Date.now();

@@ -102,6 +102,7 @@ describe('panel db (built CLI)', () => {
     const back = await cli(['db', 'copy', '--to', backUrl], otherEnv);
     expect(back.code, back.stderr).toBe(0);
     expectSame(await tables(backUrl), original);
+    expect(statSync(backUrl.slice(5)).mode & 0o777).toBe(0o600);
 
     // a 3x-ui database: converted, what was left out listed, the new admin password printed once
     const xui = join(tempDir(), 'x-ui.db');
