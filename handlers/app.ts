@@ -96,7 +96,8 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   // Everything under /panel/ needs a session (plus CSRF on unsafe methods) or a Bearer token. The session routes
   // and the push channel (its own session-only check: no Bearer, no CSRF token, Origin the panel's) sit outside.
   panel.use('/panel/*', requireAuth());
-  panel.use('/panel/*', limitBody);
+  // importDB carries a whole database and has its own, larger limit (handlers/server-tools.ts).
+  panel.use('/panel/*', (c, next) => (c.req.path.endsWith('/panel/api/server/importDB') ? next() : limitBody(c, next)));
   const routes = panelRoutes();
   panel.route('/', routes);
   let document: OpenApiDocument | undefined;

@@ -1,7 +1,8 @@
 // /panel/api/server tools (keys, core versions and install, geo files, logs, database download and import,
 // panel update) and /panel/api/backuptotgbot. Mounted at /panel/api. Schemas: domain/server-tools/input.ts.
 import type { AppContext } from './context.js';
-import { ok } from './envelope.js';
+import { bodyLimit } from 'hono/body-limit';
+import { failure, ok } from './envelope.js';
 import { InputError } from './input.js';
 import { createRoute, envelope, jsonBody, routes, z } from './route.js';
 import {
@@ -11,6 +12,9 @@ import {
 } from '../domain/server-tools/input.js';
 
 const tags = ['server'];
+
+/** importDB's own body limit (the rest of the API keeps 10 MiB): a backup of 100,000 clients is about 60 MiB. */
+export const DB_UPLOAD_LIMIT_BYTES = 256 * 1024 * 1024;
 
 export function serverToolsRoutes() {
   const tools = (c: AppContext) => c.var.services.serverTools;
@@ -117,7 +121,11 @@ export function serverToolsRoutes() {
       method: 'post', path: '/server/importDB', tags, summary: 'Replace the database with an uploaded one (the panel restarts)',
       request: { body: { required: true, content: { 'multipart/form-data': { schema: importDbBody } } } },
       responses: envelope(importDbObj),
-      middleware: [async (c, next) => {
+      middleware: [bodyLimit({
+        maxSize: DB_UPLOAD_LIMIT_BYTES,
+        onError: (c) => failure(c, `db: the upload is larger than the limit of ${DB_UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB; `
+          + 'import a larger file on the host with `panel db import FILE`', 413),
+      }), async (c, next) => {
         if (!/multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
           throw new InputError('db: upload the database as multipart/form-data field "db"');
         }
@@ -125,7 +133,9 @@ export function serverToolsRoutes() {
       }] as const,
     }), async (c) => {
       const r = await tools(c).importDatabase(new Uint8Array(await c.req.valid('form').db.arrayBuffer()));
-      return ok(c, r, `database imported (${r.rows} rows); the previous one is kept at ${r.backup}; the panel restarts in 3 seconds`);
+      const from = r.format === 'x-ui' ? ` from 3x-ui (${r.skipped.length} item(s) not converted, listed in skipped)` : '';
+      const pw = r.newAdminPassword ? `; the admin password was reset to ${r.newAdminPassword} (shown once)` : '';
+      return ok(c, r, `database imported${from} (${r.rows} rows); the previous one is kept at ${r.backup}${pw}; the panel restarts in 3 seconds`);
     })
 
     .openapi(createRoute({

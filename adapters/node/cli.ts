@@ -2,11 +2,15 @@
 // `npm run panel -- <command>` (also the package's `bin`): the command-line tool of RUNTIME.md. It opens the
 // store from the same environment as `npm start` and calls the same domain services as the API, so it validates
 // exactly as the API does.
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../storage/store.js';
 import { checkMigrations, runMigrations } from '../../storage/migrate.js';
-import { redact } from '../../storage/conn.js';
+import { dialectOf, redact } from '../../storage/conn.js';
+import { copyDatabase } from '../../storage/copy.js';
+import { createServerHost } from '../../host-agent/server-host.js';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createServices, type Services } from '../../domain/services.js';
 import { EventBus } from '../../domain/shared/events.js';
 import { systemClock } from '../../domain/shared/clock.js';
@@ -24,7 +28,11 @@ const USAGE = `usage: npm run panel -- <command>
   set KEY VALUE                                   write one setting, validated as /panel/setting/update does
   migrate                                         run the database migrations
   check-migrations                                check this build knows every migration the database has
-  token create NAME                               create an API token and print it`;
+  token create NAME                               create an API token and print it
+  db export FILE                                  write a portable SQLite snapshot of the whole panel
+  db import FILE                                  replace the panel data with a snapshot (either backend) or a
+                                                  3x-ui x-ui.db; the previous data is kept in $PANEL_DATA_DIR/backups
+  db copy --to URL [--force]                      copy the panel to another database (file: or postgres://)`;
 
 class UsageError extends Error {}
 
@@ -59,6 +67,7 @@ async function withServices<T>(config: NodeConfig, fn: (s: Services) => Promise<
       panel: { requestRestart: () => {} },
       runtime: { panelVersion: config.panelVersion, dataDir: config.dataDir },
       settingsOverrides: config.overrides,
+      serverTools: { host: createServerHost({ dataDir: config.dataDir }) },
     });
     await services.auth.init();
     return await fn(services);
@@ -137,8 +146,70 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       out(row.token);
       return 0;
     }
+    case 'db':
+      return dbCommand(config, args, out, env);
     default:
       throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+/** How often a long copy prints its progress line. */
+const PROGRESS_EVERY_MS = 2000;
+
+async function dbCommand(config: NodeConfig, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'export': {
+      if (rest.length !== 1) throw new UsageError('db export FILE');
+      const file = resolve(rest[0]!);
+      if (existsSync(file)) throw new DomainError(`${file} exists; remove it or choose another name`);
+      await withServices(config, (s) => s.serverTools.exportDatabase(file));
+      out(`snapshot of ${redact(config.dbUrl)} written to ${file}`);
+      return 0;
+    }
+    case 'import': {
+      if (rest.length !== 1) throw new UsageError('db import FILE');
+      const file = resolve(rest[0]!);
+      const r = await withServices(config, (s) => s.serverTools.importDatabaseFile(file));
+      out(`imported ${r.rows} rows${r.format === 'x-ui' ? ' converted from a 3x-ui database' : ''} into ${redact(config.dbUrl)}; the previous data is kept at ${r.backup}`);
+      if (r.format === 'x-ui') {
+        out(`converted: ${Object.entries(r.converted).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+        for (const s of r.skipped) out(`not converted: ${s.what}: ${s.reason}`);
+      }
+      if (r.newAdminPassword) out(`the admin password was reset (shown once): ${r.newAdminPassword}`);
+      out('restart the panel if it is running');
+      return 0;
+    }
+    case 'copy': {
+      const { opts, rest: pos } = parseArgs(rest, ['force'], ['to']);
+      if (pos.length || typeof opts.to !== 'string') throw new UsageError('db copy --to URL [--force]');
+      const to = opts.to.startsWith('/') ? `file:${opts.to}` : opts.to;
+      if (dialectOf(to) === 'sqlite' && to.startsWith('file:')) {
+        const path = to.slice(5);
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        // SQLite keeps the mode of an existing file (and gives it to its journal): readable by the owner only.
+        if (!existsSync(path)) closeSync(openSync(path, 'wx', 0o600));
+      }
+      if (to === config.dbUrl) throw new DomainError('--to is the configured database itself');
+      secureFiles(config);
+      const started = Date.now();
+      let last = started;
+      const every = Number(env.PANEL_DB_COPY_PROGRESS_MS ?? PROGRESS_EVERY_MS);
+      const r = await copyDatabase(config.dbUrl, to, {
+        force: opts.force === true,
+        onProgress: (p) => {
+          const now = Date.now();
+          if (now - last < every) return;
+          last = now;
+          out(`copying: ${p.done}/${p.total} rows (${Math.round((p.done / Math.max(p.total, 1)) * 100)}%, table ${p.table})`);
+        },
+      });
+      out(`copied ${r.rows} rows in ${r.tables} tables from ${redact(config.dbUrl)} to ${redact(to)} in ${((Date.now() - started) / 1000).toFixed(1)} s${r.replaced ? ` (replacing ${r.replaced} rows)` : ''}`);
+      out(`to run the panel on it: set PANEL_DB_URL=${redact(to)} and restart`);
+      return 0;
+    }
+    default:
+      throw new UsageError('db export FILE | db import FILE | db copy --to URL [--force]');
   }
 }
 

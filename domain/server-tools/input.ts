@@ -51,5 +51,11 @@ export const panelUpdateInfoObj = z.object({
 });
 export const panelUpdateObj = z.object({ from: z.string(), to: z.string() });
 export const geoFilesObj = z.object({ updated: z.array(z.string()), restarted: z.boolean() });
-export const importDbObj = z.object({ backup: z.string(), tables: z.number(), rows: z.number() });
+export const importDbObj = z.object({
+  backup: z.string(), tables: z.number(), rows: z.number(),
+  format: z.enum(['panel', 'x-ui']).describe('`x-ui`: a 3x-ui database converted on the way in'),
+  skipped: z.array(z.object({ what: z.string(), reason: z.string() })),
+  converted: z.record(z.string(), z.number()),
+  newAdminPassword: z.string().optional().describe('Set when the imported admin password could not be kept (shown once)'),
+});
 export const telegramBackupObj = z.object({ sent: z.array(z.string()) });

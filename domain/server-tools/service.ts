@@ -2,6 +2,9 @@
 // file updates, panel and core logs, database download / import / Telegram backup, and the honest panel
 // update answer. Outbound requests go through the guarded HTTP port; files through the ServerHost port.
 import type { Store } from '../ports/store.js';
+import type { RestoreOptions, RestoreResult } from '../ports/backup-store.js';
+import { hashPassword } from '../auth/password.js';
+import { convertXui } from './xui-import.js';
 import type { Clock } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import type { PanelControl } from '../ports/runtime.js';
@@ -24,6 +27,8 @@ const MAX_CORE_ZIP_BYTES = 100 * 1024 * 1024;
 const MAX_GEO_BYTES = 64 * 1024 * 1024;
 const MAX_LOG_LINES = 10_000;
 const IMPORT_RESTART_DELAY_MS = 3000;
+
+export type ImportResult = RestoreResult & { backup: string };
 
 export const PANEL_UPDATE_HELP =
   'this installation has no self-update: update the checkout (git pull, npm install, npm run build) and restart the service';
@@ -277,29 +282,24 @@ export class ServerToolsService {
 
   backupFileName(): string { return `panel_${stamp(this.d.clock.now())}.db`; }
 
-  /** getDb: a consistent copy of the database file. */
+  /** getDb: a consistent SQLite snapshot of the whole panel database (the same portable file on both backends). */
   async databaseFile(): Promise<{ fileName: string; data: Uint8Array }> {
     const data = await this.d.store.backup.snapshot();
     return { fileName: this.backupFileName(), data };
   }
 
+  /** `panel db export FILE`: the same snapshot written to a file. */
+  async exportDatabase(path: string): Promise<void> {
+    await this.d.store.backup.snapshotTo(path);
+  }
+
   /**
-   * importDB: keeps a copy of the current database in $PANEL_DATA_DIR/backups/, replaces the data with the
-   * upload (validated: a SQLite database of this panel), then restarts the core and the panel.
+   * importDB: keeps a snapshot of the current database in $PANEL_DATA_DIR/backups/, replaces the data with the
+   * upload (a backup of this panel from either backend, or a 3x-ui database, converted), then restarts the core
+   * and the panel.
    */
-  async importDatabase(data: Uint8Array): Promise<{ backup: string; tables: number; rows: number }> {
-    const backup = this.d.store.backup;
-    if (!backup.fileBased) return backup.restore(data).then(() => ({ backup: '', tables: 0, rows: 0 })); // throws the dialect's message
-    const host = this.host();
-    let path = '';
-    const result = await backup.restore(data, {
-      beforeReplace: async () => {
-        path = await host.backupPath(`panel_before-import_${stamp(this.d.clock.now())}.db`);
-        await backup.snapshotTo(path);
-      },
-    });
-    this.d.settings.invalidate();
-    await this.d.afterImport?.();
+  async importDatabase(data: Uint8Array): Promise<ImportResult> {
+    const result = await this.replaceDatabase((opts) => this.d.store.backup.restore(data, opts));
     let coreNote = '';
     try {
       await this.d.core.restart();
@@ -308,10 +308,30 @@ export class ServerToolsService {
     }
     this.d.events.emit('notification', {
       title: 'Database imported',
-      body: `${result.rows} rows restored; the previous database is kept at ${path}${coreNote}; the panel restarts now`,
-      severity: coreNote ? 'warning' : 'success',
+      body: `${result.rows} rows restored${result.format === 'x-ui' ? ' from a 3x-ui database' : ''}; the previous database is kept at ${result.backup}${coreNote}; the panel restarts now`,
+      severity: coreNote || result.skipped.length ? 'warning' : 'success',
     });
     this.d.panel.requestRestart(IMPORT_RESTART_DELAY_MS);
+    return result;
+  }
+
+  /** `panel db import FILE`: the same replacement from a file on the host, without restarting anything. */
+  async importDatabaseFile(path: string): Promise<ImportResult> {
+    return this.replaceDatabase((opts) => this.d.store.backup.restoreFile(path, opts));
+  }
+
+  private async replaceDatabase(run: (opts: RestoreOptions) => Promise<RestoreResult>): Promise<ImportResult> {
+    const host = this.host();
+    let path = '';
+    const result = await run({
+      beforeReplace: async () => {
+        path = await host.backupPath(`panel_before-import_${stamp(this.d.clock.now())}.db`);
+        await this.d.store.backup.snapshotTo(path);
+      },
+      convertForeign: (db) => convertXui(db, { now: this.d.clock.now(), hashPassword }),
+    });
+    this.d.settings.invalidate();
+    await this.d.afterImport?.();
     return { backup: path, ...result };
   }
 
@@ -412,7 +432,8 @@ export class ServerToolsService {
       let dir: string;
       try { ({ dir } = await installer.stage(version, archive)); } catch (err) { throw new DomainError(`panel ${latest}: ${errMsg(err)}; nothing was changed`); }
       let dbSnapshot: string | null = null;
-      if (this.d.store.backup.fileBased && this.d.host) {
+      // The launcher puts a snapshot back only into a file database (PostgreSQL: see decision 0051).
+      if (this.d.store.dialect === 'sqlite' && this.d.host) {
         dbSnapshot = await this.d.host.backupPath(`panel_before-update-${version}_${stamp(this.d.clock.now())}.db`);
         await this.d.store.backup.snapshotTo(dbSnapshot);
       }
