@@ -6,7 +6,9 @@ import { copyDatabase } from '../storage/copy.js';
 const [op, a, b] = process.argv.slice(2);
 // Sampled: getrusage's maxrss of a forked child can start from the parent's high-water mark.
 let peak = process.memoryUsage().rss;
-const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+const sampler = setInterval(() => {
+  peak = Math.max(peak, process.memoryUsage().rss);
+}, 10);
 const started = performance.now();
 let bytes = 0;
 if (op === 'snapshot') {

@@ -13,14 +13,22 @@ const CLIENTS = Number(process.env.PANEL_BENCH_BACKUP_CLIENTS ?? 100_000);
 const CHILD = fileURLToPath(new URL('./backup-child.ts', import.meta.url));
 
 function child(args: string[]): { ms: number; bytes: number; maxRssMb: number } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 20, timeout: 600_000 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    timeout: 600_000,
+  });
   return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
 async function seeded(url: string): Promise<void> {
   await runMigrations(url);
   const c = await connect(url);
-  try { await seedPanel(c, CLIENTS); } finally { await c.close(); }
+  try {
+    await seedPanel(c, CLIENTS);
+  } finally {
+    await c.close();
+  }
 }
 
 const bench: Benchmark = async (ctx) => {
@@ -30,21 +38,47 @@ const bench: Benchmark = async (ctx) => {
     ctx.log(`seeding ${CLIENTS} clients into a libsql file`);
     await seeded(fileUrl);
     const snap = child(['snapshot', fileUrl]);
-    ctx.log(`libsql snapshot: ${snap.ms.toFixed(0)} ms, ${(snap.bytes / 1048576).toFixed(1)} MiB, peak RSS ${snap.maxRssMb.toFixed(0)} MB`);
+    ctx.log(
+      `libsql snapshot: ${snap.ms.toFixed(0)} ms, ${(snap.bytes / 1048576).toFixed(1)} MiB, peak RSS ${snap.maxRssMb.toFixed(0)} MB`,
+    );
     rows.push({ name: `getDb snapshot ${at}`, db: 'libsql', value: snap.ms, unit: 'ms', target: '<= 5000 ms' });
-    rows.push({ name: `getDb snapshot ${at} peak RSS`, db: 'libsql', value: snap.maxRssMb, unit: 'MB', target: '<= 400 MB' });
+    rows.push({
+      name: `getDb snapshot ${at} peak RSS`,
+      db: 'libsql',
+      value: snap.maxRssMb,
+      unit: 'MB',
+      target: '<= 400 MB',
+    });
     rows.push({ name: `snapshot size ${at}`, db: 'libsql', value: snap.bytes / 1048576, unit: 'MiB' });
     if (!ctx.pgUrl) return;
     await withPgDatabase(ctx.pgUrl, 'panel_bench_backup', async (pgUrl) => {
       ctx.log('panel db copy file -> PostgreSQL');
       const copy = child(['copy', fileUrl, pgUrl]);
       ctx.log(`copy: ${copy.ms.toFixed(0)} ms, peak RSS ${copy.maxRssMb.toFixed(0)} MB`);
-      rows.push({ name: `panel db copy file -> pg ${at}`, db: 'pg', value: copy.ms, unit: 'ms', target: '<= 60000 ms' });
-      rows.push({ name: `panel db copy ${at} peak RSS`, db: 'pg', value: copy.maxRssMb, unit: 'MB', target: '<= 400 MB' });
+      rows.push({
+        name: `panel db copy file -> pg ${at}`,
+        db: 'pg',
+        value: copy.ms,
+        unit: 'ms',
+        target: '<= 60000 ms',
+      });
+      rows.push({
+        name: `panel db copy ${at} peak RSS`,
+        db: 'pg',
+        value: copy.maxRssMb,
+        unit: 'MB',
+        target: '<= 400 MB',
+      });
       const pgSnap = child(['snapshot', pgUrl]);
       ctx.log(`pg snapshot: ${pgSnap.ms.toFixed(0)} ms, peak RSS ${pgSnap.maxRssMb.toFixed(0)} MB`);
       rows.push({ name: `getDb snapshot ${at}`, db: 'pg', value: pgSnap.ms, unit: 'ms', target: '<= 5000 ms' });
-      rows.push({ name: `getDb snapshot ${at} peak RSS`, db: 'pg', value: pgSnap.maxRssMb, unit: 'MB', target: '<= 400 MB' });
+      rows.push({
+        name: `getDb snapshot ${at} peak RSS`,
+        db: 'pg',
+        value: pgSnap.maxRssMb,
+        unit: 'MB',
+        target: '<= 400 MB',
+      });
     });
   });
   return rows;

@@ -24,7 +24,12 @@ import { jsonText } from '../host-agent/core/json-text.js';
 import type { CoreControl, CoreStatus } from '../domain/ports/core.js';
 import { createTestApp } from '../test/support/app.js';
 
-export type ServerCommand = { id: number; cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic' | 'reload'; ms?: number; emails?: string[] };
+export type ServerCommand = {
+  id: number;
+  cmd: 'now' | 'advance' | 'memory' | 'stop' | 'traffic' | 'reload';
+  ms?: number;
+  emails?: string[];
+};
 export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?: number } & Partial<NodeJS.MemoryUsage>;
 
 /**
@@ -36,8 +41,12 @@ export type ServerReply = { id: number; now?: number; rssAtGc?: number; maxRss?:
 class BenchCore implements CoreControl {
   private readonly dir = mkdtempSync(join(tmpdir(), 'panel-bench-core-'));
   private current: CoreStatus = { state: 'running', version: '1.8.24', flavour: 'xray', error: '', pid: 4242 };
-  status(): CoreStatus { return { ...this.current }; }
-  output(): string { return ''; }
+  status(): CoreStatus {
+    return { ...this.current };
+  }
+  output(): string {
+    return '';
+  }
   async test(config: object) {
     for (const piece of jsonText(config)) void piece; // what the supervisor pipes to `xray -test -config stdin:`
     return { ok: true, output: 'Configuration OK.' };
@@ -55,16 +64,26 @@ class BenchCore implements CoreControl {
   async removeUser() {}
   async addInbound() {}
   async removeInbound() {}
-  async queryStats() { return []; }
-  async writeConfig(config: object) { writeFileAtomic(join(this.dir, 'config.json'), jsonText(config)); }
-  async probeOutbound() { return { success: true, delay: 12, error: '' }; }
-  close() { rmSync(this.dir, { recursive: true, force: true }); }
+  async queryStats() {
+    return [];
+  }
+  async writeConfig(config: object) {
+    writeFileAtomic(join(this.dir, 'config.json'), jsonText(config));
+  }
+  async probeOutbound() {
+    return { success: true, delay: 12, error: '' };
+  }
+  close() {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 }
 
 const core = new BenchCore();
 const url = process.env.BENCH_DB_URL!;
-const t = await createTestApp({ name: process.env.BENCH_DB_NAME === 'pg' ? 'pg' : 'libsql', freshUrl: async () => url },
-  { deps: { core }, recordEvents: false });
+const t = await createTestApp(
+  { name: process.env.BENCH_DB_NAME === 'pg' ? 'pg' : 'libsql', freshUrl: async () => url },
+  { deps: { core }, recordEvents: false },
+);
 const { app, store, clock } = t;
 
 /**
@@ -88,8 +107,13 @@ const gc = runInNewContext('gc') as () => void;
 process.on('message', async (m: ServerCommand) => {
   const reply = (r: Omit<ServerReply, 'id'>) => process.send!({ id: m.id, ...r });
   switch (m.cmd) {
-    case 'now': reply({ now: clock.now() }); break;
-    case 'advance': clock.advance(m.ms ?? 0); reply({ now: clock.now() }); break;
+    case 'now':
+      reply({ now: clock.now() });
+      break;
+    case 'advance':
+      clock.advance(m.ms ?? 0);
+      reply({ now: clock.now() });
+      break;
     case 'reload':
       // The benchmark seeds over its own connection (no events, like another process): the catalog of the paged
       // list is read again as at a start with those clients, and the reply waits for it.

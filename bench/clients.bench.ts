@@ -76,7 +76,9 @@ async function startServer(db: BenchDb, url: string): Promise<Server> {
   // Plain node on the compiled build with the environment and node options of `npm start` (bench/compile-child.ts).
   const runtime = startRuntime();
   const child: ChildProcess = fork(compileChild('bench/clients-server.ts'), [], {
-    execArgv: runtime.execArgv, env: { ...process.env, ...runtime.env, BENCH_DB_URL: url, BENCH_DB_NAME: db }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: runtime.execArgv,
+    env: { ...process.env, ...runtime.env, BENCH_DB_URL: url, BENCH_DB_NAME: db },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -85,12 +87,16 @@ async function startServer(db: BenchDb, url: string): Promise<Server> {
   });
   let next = 0;
   const pending = new Map<number, (r: ServerReply) => void>();
-  child.on('message', (m: any) => { pending.get(m?.id)?.(m); pending.delete(m?.id); });
-  const send = (cmd: ServerCommand['cmd'], ms?: number, emails?: string[]) => new Promise<ServerReply>((resolve) => {
-    const id = ++next;
-    pending.set(id, resolve);
-    child.send({ id, cmd, ms, emails } satisfies ServerCommand);
+  child.on('message', (m: any) => {
+    pending.get(m?.id)?.(m);
+    pending.delete(m?.id);
   });
+  const send = (cmd: ServerCommand['cmd'], ms?: number, emails?: string[]) =>
+    new Promise<ServerReply>((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      child.send({ id, cmd, ms, emails } satisfies ServerCommand);
+    });
   const base = `http://127.0.0.1:${port}`;
   const t = { app: { request: (path: string, init?: RequestInit) => fetch(base + path, init) } } as unknown as TestApp;
   return {
@@ -109,10 +115,22 @@ async function seed(srv: Server, store: Store, s: Session, n: number, log: (l: s
   const t = srv.t;
   const ids: number[] = [];
   for (let i = 0; i < INBOUNDS; i++) {
-    const ib = await ok(call(t, 'POST', '/panel/api/inbounds/add', {
-      port: 50001 + i, protocol: i % 2 ? 'vmess' : 'vless', remark: `bench-${i}`,
-      settings: { decryption: 'none' }, streamSettings: { network: 'ws' },
-    }, s), 'inbound add');
+    const ib = await ok(
+      call(
+        t,
+        'POST',
+        '/panel/api/inbounds/add',
+        {
+          port: 50001 + i,
+          protocol: i % 2 ? 'vmess' : 'vless',
+          remark: `bench-${i}`,
+          settings: { decryption: 'none' },
+          streamSettings: { network: 'ws' },
+        },
+        s,
+      ),
+      'inbound add',
+    );
     ids.push(ib.id);
   }
   const now = (await srv.send('now')).now!;
@@ -123,20 +141,42 @@ async function seed(srv: Server, store: Store, s: Session, n: number, log: (l: s
     for (let i = from; i < Math.min(n, from + CH); i++) {
       items.push({
         row: {
-          email: `user${i}@bench.example`, subId: `sub${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '',
-          security: 'auto', method: '', totalGB: i % 3 === 0 ? 50 * 1024 ** 3 : 0,
-          expiryTime: i % 4 === 0 ? now + ((i % 60) - 5) * DAY : 0, enable: i % 17 !== 0, limitIp: 0, tgId: 0,
-          comment: i % 5 === 0 ? `customer ${i}` : '', group: i % 2 === 0 ? 'big' : `g${i % 7}`, reverse: null, reset: 0,
-          createdAt: now, updatedAt: now,
+          email: `user${i}@bench.example`,
+          subId: `sub${i}`,
+          uuid: globalThis.crypto.randomUUID(),
+          password: '',
+          auth: '',
+          flow: '',
+          security: 'auto',
+          method: '',
+          totalGB: i % 3 === 0 ? 50 * 1024 ** 3 : 0,
+          expiryTime: i % 4 === 0 ? now + ((i % 60) - 5) * DAY : 0,
+          enable: i % 17 !== 0,
+          limitIp: 0,
+          tgId: 0,
+          comment: i % 5 === 0 ? `customer ${i}` : '',
+          group: i % 2 === 0 ? 'big' : `g${i % 7}`,
+          reverse: null,
+          reset: 0,
+          createdAt: now,
+          updatedAt: now,
         },
         inboundIds: [ids[i % INBOUNDS]!, ids[(i + 1) % INBOUNDS]!],
       });
     }
     await store.clients.insertMany(items);
-    await store.traffic.applyDeltas({
-      clients: items.map((it, k) => ({ email: it.row.email, up: (k * 7919) % (40 * 1024 ** 3), down: (k * 104729) % (30 * 1024 ** 3) })),
-      inbounds: [], outbounds: [],
-    }, now);
+    await store.traffic.applyDeltas(
+      {
+        clients: items.map((it, k) => ({
+          email: it.row.email,
+          up: (k * 7919) % (40 * 1024 ** 3),
+          down: (k * 104729) % (30 * 1024 ** 3),
+        })),
+        inbounds: [],
+        outbounds: [],
+      },
+      now,
+    );
   }
   await srv.send('advance', 60_000);
   log(`seeded ${n} clients in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -146,12 +186,19 @@ async function seed(srv: Server, store: Store, s: Session, n: number, log: (l: s
   return ids;
 }
 
-async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number, memory: BenchRow[]): Promise<BenchRow[]> {
+async function runOne(
+  ctx: BenchContext,
+  dbName: BenchDb,
+  url: string,
+  n: number,
+  memory: BenchRow[],
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const srv = await startServer(dbName, url);
   const t = srv.t;
   const tag = n >= 1000 ? `@${n / 1000}k` : `@${n}`;
-  const row = (name: string, value: number, unit: string, target?: string) => rows.push({ name: `${name} ${tag}`, db: dbName, value, unit, target });
+  const row = (name: string, value: number, unit: string, target?: string) =>
+    rows.push({ name: `${name} ${tag}`, db: dbName, value, unit, target });
   try {
     const s = await login(t);
     const store = await openStore(url, { migrate: false });
@@ -169,11 +216,31 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const R = 40;
 
     // warm-up
-    for (let i = 0; i < 5; i++) await ok(call(t, 'POST', '/panel/api/clients/add', { client: { email: `warm${i}@x` }, inboundIds: [ids[0], ids[1]] }, s), 'add');
+    for (let i = 0; i < 5; i++)
+      await ok(
+        call(t, 'POST', '/panel/api/clients/add', { client: { email: `warm${i}@x` }, inboundIds: [ids[0], ids[1]] }, s),
+        'add',
+      );
 
     const adds: number[] = [];
     for (let i = 0; i < R; i++) {
-      adds.push(await timed(() => okRes(call(t, 'POST', '/panel/api/clients/add', { client: { email: `new${i}@x`, totalGB: 1e9 }, inboundIds: [ids[i % INBOUNDS], ids[(i + 3) % INBOUNDS]] }, s), 'add')));
+      adds.push(
+        await timed(() =>
+          okRes(
+            call(
+              t,
+              'POST',
+              '/panel/api/clients/add',
+              {
+                client: { email: `new${i}@x`, totalGB: 1e9 },
+                inboundIds: [ids[i % INBOUNDS], ids[(i + 3) % INBOUNDS]],
+              },
+              s,
+            ),
+            'add',
+          ),
+        ),
+      );
     }
     row('clients/add (2 inbounds)', median(adds), 'ms', fast);
     logTrips(ctx.log, 'add');
@@ -181,7 +248,20 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const updates: number[] = [];
     for (let i = 0; i < R; i++) {
       const email = `user${(i * 997) % n}@bench.example`;
-      updates.push(await timed(() => okRes(call(t, 'POST', `/panel/api/clients/update/${encodeURIComponent(email)}`, { email, totalGB: 2e9 + i, comment: `upd ${i}` }, s), 'update')));
+      updates.push(
+        await timed(() =>
+          okRes(
+            call(
+              t,
+              'POST',
+              `/panel/api/clients/update/${encodeURIComponent(email)}`,
+              { email, totalGB: 2e9 + i, comment: `upd ${i}` },
+              s,
+            ),
+            'update',
+          ),
+        ),
+      );
     }
     row('clients/update/:email', median(updates), 'ms', fast);
     logTrips(ctx.log, 'update');
@@ -189,16 +269,25 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const dels: number[] = [];
     for (let i = 0; i < R; i++) {
       const email = `new${i}@x`;
-      dels.push(await timed(() => okRes(call(t, 'POST', `/panel/api/clients/del/${encodeURIComponent(email)}`, undefined, s), 'del')));
+      dels.push(
+        await timed(() =>
+          okRes(call(t, 'POST', `/panel/api/clients/del/${encodeURIComponent(email)}`, undefined, s), 'del'),
+        ),
+      );
     }
     row('clients/del/:email', median(dels), 'ms', fast);
     logTrips(ctx.log, 'del');
     await settle();
 
     const pages: number[] = [];
-    const queries = ['search=user1&filter=active&sort=traffic&order=descend', 'search=customer&filter=depleted&sort=email',
-      'search=bench&filter=expiring&sort=expiryTime', 'search=9@bench&filter=deactive&sort=remaining&order=descend'];
-    const page = (q: string) => okRes(call(t, 'GET', `/panel/api/clients/list/paged?page=1&pageSize=25&${q}`, undefined, s), 'paged');
+    const queries = [
+      'search=user1&filter=active&sort=traffic&order=descend',
+      'search=customer&filter=depleted&sort=email',
+      'search=bench&filter=expiring&sort=expiryTime',
+      'search=9@bench&filter=deactive&sort=remaining&order=descend',
+    ];
+    const page = (q: string) =>
+      okRes(call(t, 'GET', `/panel/api/clients/list/paged?page=1&pageSize=25&${q}`, undefined, s), 'paged');
     const first = await ok(page(queries[0]!), 'paged');
     if (first.total !== n + 5) throw new Error(`the paged list counts ${first.total} clients, expected ${n + 5}`);
     roundTrips.length = 0;
@@ -209,7 +298,10 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const patched: number[] = [];
     for (let i = 0; i < 8; i++) {
       const email = `user${(i * 7919 + 13) % n}@bench.example`;
-      await ok(call(t, 'POST', `/panel/api/clients/update/${encodeURIComponent(email)}`, { email, enable: i % 2 === 0 }, s), 'update');
+      await ok(
+        call(t, 'POST', `/panel/api/clients/update/${encodeURIComponent(email)}`, { email, enable: i % 2 === 0 }, s),
+        'update',
+      );
       patched.push(await timed(() => page(queries[i % queries.length]!)));
     }
     row('clients/list/paged (same, right after a client update)', median(patched), 'ms', '<= 50 ms');
@@ -220,7 +312,11 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
       const times: number[] = [];
       for (let i = 0; i < 6; i++) {
         await srv.send('advance', 10_000);
-        await srv.send('traffic', undefined, Array.from({ length: moved }, (_, k) => `user${(i * 7717 + k * 13) % n}@bench.example`));
+        await srv.send(
+          'traffic',
+          undefined,
+          Array.from({ length: moved }, (_, k) => `user${(i * 7717 + k * 13) % n}@bench.example`),
+        );
         times.push(await timed(() => page(queries[i % queries.length]!)));
       }
       row(`clients/list/paged (same, right after a traffic tick moving ${label})`, median(times), 'ms', '<= 50 ms');
@@ -244,7 +340,8 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     logTrips(ctx.log, 'paged, during the backstop read');
     await settle(3000);
     const plain: number[] = [];
-    for (let i = 0; i < 6; i++) plain.push(await timed(() => okRes(call(t, 'GET', '/panel/api/clients/list/paged', undefined, s), 'paged')));
+    for (let i = 0; i < 6; i++)
+      plain.push(await timed(() => okRes(call(t, 'GET', '/panel/api/clients/list/paged', undefined, s), 'paged')));
     row('clients/list/paged (no filter)', median(plain), 'ms');
     roundTrips.length = 0;
 
@@ -253,11 +350,12 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     // a client update of that inbound patches that client's entry in; one right after a bulk traffic reset of more
     // clients than a patch takes builds both arrays.
     let body = '';
-    const getInbound = () => timed(async () => {
-      const res = await t.app.request(`/panel/api/inbounds/get/${ids[2]}`, { headers: { cookie: s.cookie } });
-      body = await res.text();
-      return res;
-    });
+    const getInbound = () =>
+      timed(async () => {
+        const res = await t.app.request(`/panel/api/inbounds/get/${ids[2]}`, { headers: { cookie: s.cookie } });
+        body = await res.text();
+        return res;
+      });
     const gets: number[] = [];
     for (let i = 0; i < 5; i++) gets.push(await getInbound());
     const got = JSON.parse(body);
@@ -269,24 +367,45 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     const fresh: number[] = [];
     for (let i = 0; i < 5; i++) {
       const email = got.obj.settings.clients[(i * 97) % got.obj.settings.clients.length].email as string;
-      await ok(call(t, 'POST', `/panel/api/clients/update/${encodeURIComponent(email)}`, { email, comment: `get ${i}` }, s), 'update');
+      await ok(
+        call(t, 'POST', `/panel/api/clients/update/${encodeURIComponent(email)}`, { email, comment: `get ${i}` }, s),
+        'update',
+      );
       fresh.push(await getInbound());
     }
-    row(`inbounds/get/:id (${label}, right after a client update: its entry patched in)`, median(fresh), 'ms', '<= 150 ms');
+    row(
+      `inbounds/get/:id (${label}, right after a client update: its entry patched in)`,
+      median(fresh),
+      'ms',
+      '<= 150 ms',
+    );
     logTrips(ctx.log, 'inbounds/get after an update (with the body read)');
     ctx.log(`inbounds/get after an update, server times in order: ${fresh.map((ms) => ms.toFixed(0)).join(', ')} ms`);
     const rebuilt: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const emails = Array.from({ length: 20 }, (_, j) => got.obj.settings.clients[(i * 20 + j) * 89 % got.obj.settings.clients.length].email as string);
+      const emails = Array.from(
+        { length: 20 },
+        (_, j) => got.obj.settings.clients[((i * 20 + j) * 89) % got.obj.settings.clients.length].email as string,
+      );
       await ok(call(t, 'POST', '/panel/api/clients/bulkResetTraffic', { emails }, s), 'bulkResetTraffic');
       rebuilt.push(await getInbound());
     }
-    row(`inbounds/get/:id (${label}, right after a traffic reset of 20 clients: both arrays built)`, median(rebuilt), 'ms', '<= 150 ms');
+    row(
+      `inbounds/get/:id (${label}, right after a traffic reset of 20 clients: both arrays built)`,
+      median(rebuilt),
+      'ms',
+      '<= 150 ms',
+    );
     body = '';
     logTrips(ctx.log, 'inbounds/get after a bulk traffic reset (with the body read)');
-    ctx.log(`inbounds/get after a bulk traffic reset, server times in order: ${rebuilt.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    ctx.log(
+      `inbounds/get after a bulk traffic reset, server times in order: ${rebuilt.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
 
-    const bulk = Array.from({ length: 10_000 }, (_, i) => ({ client: { email: `bulk${i}@x`, totalGB: 1e10 }, inboundIds: [ids[i % INBOUNDS], ids[(i + 5) % INBOUNDS]] }));
+    const bulk = Array.from({ length: 10_000 }, (_, i) => ({
+      client: { email: `bulk${i}@x`, totalGB: 1e10 },
+      inboundIds: [ids[i % INBOUNDS], ids[(i + 5) % INBOUNDS]],
+    }));
     let created = 0;
     const bulkMs = await timed(async () => {
       const r = await okRes(call(t, 'POST', '/panel/api/clients/bulkCreate', bulk, s), 'bulkCreate');
@@ -300,7 +419,10 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
 
     let affected = 0;
     const renameMs = await timed(async () => {
-      const r = await okRes(call(t, 'POST', '/panel/api/clients/groups/rename', { oldName: 'big', newName: 'huge' }, s), 'rename');
+      const r = await okRes(
+        call(t, 'POST', '/panel/api/clients/groups/rename', { oldName: 'big', newName: 'huge' }, s),
+        'rename',
+      );
       affected = r.json.obj.affected;
       return r;
     });
@@ -311,10 +433,28 @@ async function runOne(ctx: BenchContext, dbName: BenchDb, url: string, n: number
     // read once the pages that GC freed are back with the OS, see clients-server.ts), and its peak during the mix.
     const mem = await srv.send('memory');
     const mb = (v = 0) => `${(v / 1024 / 1024).toFixed(1)} MB`;
-    ctx.log(`server memory: rss ${mb(mem.rss)} (${mb(mem.rssAtGc)} right after the GC, peak ${mb(mem.maxRss)}), heap ${mb(mem.heapUsed)} used of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (array buffers ${mb(mem.arrayBuffers)})`);
-    memory.push({ name: `server process resident memory after the mix ${tag}`, db: dbName, value: mem.rss! / 1024 / 1024, unit: 'MB', target: '<= 300 MB' });
-    memory.push({ name: `server process JS heap after the mix (after a full GC) ${tag}`, db: dbName, value: mem.heapUsed! / 1024 / 1024, unit: 'MB' });
-    memory.push({ name: `server process peak resident memory during the mix ${tag}`, db: dbName, value: mem.maxRss! / 1024 / 1024, unit: 'MB' });
+    ctx.log(
+      `server memory: rss ${mb(mem.rss)} (${mb(mem.rssAtGc)} right after the GC, peak ${mb(mem.maxRss)}), heap ${mb(mem.heapUsed)} used of ${mb(mem.heapTotal)}, external ${mb(mem.external)} (array buffers ${mb(mem.arrayBuffers)})`,
+    );
+    memory.push({
+      name: `server process resident memory after the mix ${tag}`,
+      db: dbName,
+      value: mem.rss! / 1024 / 1024,
+      unit: 'MB',
+      target: '<= 300 MB',
+    });
+    memory.push({
+      name: `server process JS heap after the mix (after a full GC) ${tag}`,
+      db: dbName,
+      value: mem.heapUsed! / 1024 / 1024,
+      unit: 'MB',
+    });
+    memory.push({
+      name: `server process peak resident memory during the mix ${tag}`,
+      db: dbName,
+      value: mem.maxRss! / 1024 / 1024,
+      unit: 'MB',
+    });
   } finally {
     await srv.stop();
   }
@@ -325,10 +465,12 @@ const bench: Benchmark = async (ctx) => {
   const rows: BenchRow[] = [];
   const memory: BenchRow[] = [];
   for (const n of SIZES) {
-    rows.push(...(await eachDatabase(ctx, `bench_clients_${n}`, (db, url) => {
-      ctx.log(`${db === 'pg' ? 'PostgreSQL' : 'libsql'}, ${n} clients`);
-      return runOne(ctx, db, url, n, memory);
-    })));
+    rows.push(
+      ...(await eachDatabase(ctx, `bench_clients_${n}`, (db, url) => {
+        ctx.log(`${db === 'pg' ? 'PostgreSQL' : 'libsql'}, ${n} clients`);
+        return runOne(ctx, db, url, n, memory);
+      })),
+    );
   }
   return [...rows, ...memory];
 };

@@ -13,10 +13,16 @@ import ts from 'typescript';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function readConfig(file: string) {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, file), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); },
-  });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, file),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!parsed) throw new Error(`cannot read ${file}`);
   return parsed;
 }
@@ -36,7 +42,10 @@ export function compileChild(entry: string): string {
     const source = readFileSync(file, 'utf8');
     const out = join(outDir, relative(root, file)).replace(/\.ts$/, '.js');
     // ESNext: what NodeNext emits for this package ("type": "module"); transpileModule alone cannot tell.
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { ...options, module: ts.ModuleKind.ESNext, sourceMap: false, declaration: false }, fileName: file });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { ...options, module: ts.ModuleKind.ESNext, sourceMap: false, declaration: false },
+      fileName: file,
+    });
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, outputText);
     for (const imp of ts.preProcessFile(source, true, true).importedFiles) {
@@ -45,7 +54,11 @@ export function compileChild(entry: string): string {
       if (built.has(target)) {
         // Part of the build: it must be there already (`npm run build`).
         const js = join(outDir, relative(root, target)).replace(/\.ts$/, '.js');
-        try { readFileSync(js); } catch { throw new Error(`${relative(root, js)} is missing: run npm run build first`); }
+        try {
+          readFileSync(js);
+        } catch {
+          throw new Error(`${relative(root, js)} is missing: run npm run build first`);
+        }
       } else if (!target.includes(`${sep}node_modules${sep}`)) todo.push(target);
     }
   }
@@ -61,6 +74,12 @@ export function startRuntime(): { env: Record<string, string>; execArgv: string[
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const m = /^((?:\w+=\S*\s+)*)node\s+((?:-\S+\s+)*)\S+\.js$/.exec(pkg.scripts.start!.trim());
   if (!m) throw new Error(`cannot read package.json scripts.start: ${pkg.scripts.start}`);
-  const env = Object.fromEntries(m[1]!.trim().split(/\s+/).filter(Boolean).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    m[1]!
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
   return { env, execArgv: m[2]!.trim().split(/\s+/).filter(Boolean) };
 }

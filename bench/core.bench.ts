@@ -25,19 +25,27 @@ const INBOUNDS = 10;
 
 async function seed(c: Connection, ports: number[]): Promise<void> {
   for (let i = 1; i <= INBOUNDS; i++) {
-    await c.exec(sql`INSERT INTO inbounds (tag, port, listen, protocol, settings) VALUES (${`inbound-${i}`}, ${ports[i - 1]!}, '127.0.0.1', 'vless', '{"decryption":"none"}')`);
+    await c.exec(
+      sql`INSERT INTO inbounds (tag, port, listen, protocol, settings) VALUES (${`inbound-${i}`}, ${ports[i - 1]!}, '127.0.0.1', 'vless', '{"decryption":"none"}')`,
+    );
   }
   const { clients, clientInbounds } = c.t;
   for (let start = 1; start <= CLIENTS; start += 1000) {
     const rows: { email: string; uuid: string; enable: boolean; createdAt: number; updatedAt: number }[] = [];
-    for (let i = start; i < start + 1000 && i <= CLIENTS; i++) rows.push({ email: `user${i}@bench`, uuid: randomUUID(), enable: true, createdAt: 1, updatedAt: 1 });
+    for (let i = start; i < start + 1000 && i <= CLIENTS; i++)
+      rows.push({ email: `user${i}@bench`, uuid: randomUUID(), enable: true, createdAt: 1, updatedAt: 1 });
     await c.write((db) => db.insert(clients).values(rows));
   }
   await c.exec(sql`INSERT INTO client_inbounds (client_id, inbound_id) SELECT id, 1 + (id % ${INBOUNDS}) FROM clients`);
   void clientInbounds;
 }
 
-async function run(name: 'libsql' | 'pg', url: string, coreBin: string | null, log: (l: string) => void): Promise<BenchRow[]> {
+async function run(
+  name: 'libsql' | 'pg',
+  url: string,
+  coreBin: string | null,
+  log: (l: string) => void,
+): Promise<BenchRow[]> {
   await runMigrations(url);
   const conn = await connect(url);
   const rows: BenchRow[] = [];
@@ -55,14 +63,23 @@ async function run(name: 'libsql' | 'pg', url: string, coreBin: string | null, l
       const t0 = performance.now();
       const view = await store.coreView.load();
       const t1 = performance.now();
-      const r = buildCoreConfig(defaultTemplate(ports[INBOUNDS]!), view, { flavour: 'xray', apiPort: ports[INBOUNDS]! });
+      const r = buildCoreConfig(defaultTemplate(ports[INBOUNDS]!), view, {
+        flavour: 'xray',
+        apiPort: ports[INBOUNDS]!,
+      });
       const t2 = performance.now();
       JSON.stringify(r.config);
       loads.push(t1 - t0);
       builds.push(t2 - t1);
       totals.push(performance.now() - t0);
     }
-    rows.push({ name: 'full core config build @100k (read + build + serialise)', db: name, value: median(totals), unit: 'ms', target: '<= 1000 ms' });
+    rows.push({
+      name: 'full core config build @100k (read + build + serialise)',
+      db: name,
+      value: median(totals),
+      unit: 'ms',
+      target: '<= 1000 ms',
+    });
     rows.push({ name: '  of which database read', db: name, value: median(loads), unit: 'ms' });
     rows.push({ name: '  of which pure builder', db: name, value: median(builds), unit: 'ms' });
 
@@ -77,18 +94,33 @@ async function run(name: 'libsql' | 'pg', url: string, coreBin: string | null, l
       log(`${name}: starting ${supervisor ? `the real core (${coreBin})` : 'a fake core'} on the 100k config`);
       const t0 = performance.now();
       await svc.start();
-      log(`${name}: core started in ${Math.round(performance.now() - t0)} ms (state ${core.status().state} ${core.status().error})`);
+      log(
+        `${name}: core started in ${Math.round(performance.now() - t0)} ms (state ${core.status().state} ${core.status().error})`,
+      );
       const { clients, clientInbounds } = conn.t;
       const times: number[] = [];
       for (let i = 0; i < 30; i++) {
         const email = `live${i}@bench`;
-        const [row] = await conn.write((db) => db.insert(clients).values({ email, uuid: randomUUID(), enable: true, createdAt: 1, updatedAt: 1 }).returning({ id: clients.id }));
-        await conn.write((db) => db.insert(clientInbounds).values({ clientId: row!.id, inboundId: 1 + (i % INBOUNDS) }));
+        const [row] = await conn.write((db) =>
+          db
+            .insert(clients)
+            .values({ email, uuid: randomUUID(), enable: true, createdAt: 1, updatedAt: 1 })
+            .returning({ id: clients.id }),
+        );
+        await conn.write((db) =>
+          db.insert(clientInbounds).values({ clientId: row!.id, inboundId: 1 + (i % INBOUNDS) }),
+        );
         const s = performance.now();
         await svc.sync.clientsChanged([email]);
         times.push(performance.now() - s);
       }
-      rows.push({ name: `one client change applied to the running core (${supervisor ? 'real core' : 'fake core'})`, db: name, value: median(times), unit: 'ms', target: '<= 20 ms' });
+      rows.push({
+        name: `one client change applied to the running core (${supervisor ? 'real core' : 'fake core'})`,
+        db: name,
+        value: median(times),
+        unit: 'ms',
+        target: '<= 20 ms',
+      });
       log(`${name}: live add: ${times.map((t) => t.toFixed(1)).join(' ')}`);
     } finally {
       svc.dispose();

@@ -38,11 +38,20 @@ autocannon({ url, connections: Number(connections), duration: Number(duration), 
   console.log(JSON.stringify({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx }));
 });`;
 
-interface Cannon { rps: number; p99: number; errors: number; non2xx: number }
+interface Cannon {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
 
 function cannon(url: string, random: boolean, connections = CONNECTIONS): Promise<Cannon> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['-e', CANNON, autocannonPath, url, String(connections), String(DURATION_S), random ? '1' : '0', String(CLIENTS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      process.execPath,
+      ['-e', CANNON, autocannonPath, url, String(connections), String(DURATION_S), random ? '1' : '0', String(CLIENTS)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -64,7 +73,13 @@ const bench: Benchmark = async (ctx) => {
   try {
     const bundle = await buildWorker(dir);
     rows.push({ name: 'Worker bundle (minified)', db: '', value: bundle.bytes / 1024, unit: 'KiB' });
-    rows.push({ name: 'Worker bundle (gzip, what Workers limits count)', db: '', value: bundle.gzipBytes / 1024, unit: 'KiB', target: '<= 3072 KiB (free plan)' });
+    rows.push({
+      name: 'Worker bundle (gzip, what Workers limits count)',
+      db: '',
+      value: bundle.gzipBytes / 1024,
+      unit: 'KiB',
+      target: '<= 3072 KiB (free plan)',
+    });
     if (!ctx.pgUrl) {
       ctx.log('no PostgreSQL: only the bundle size');
       return rows;
@@ -86,7 +101,9 @@ const bench: Benchmark = async (ctx) => {
         const subscriptions = new SubscriptionService(store, settings, systemClock, events);
         const app = createSubscriptionApp({ services: { settings, subscriptions }, clientIp: () => '127.0.0.1' });
         const listen = async (fetch: (r: Request) => Response | Promise<Response>) => {
-          const s = await new Promise<ServerType>((resolve) => { const srv = serve({ fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(srv)); });
+          const s = await new Promise<ServerType>((resolve) => {
+            const srv = serve({ fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(srv));
+          });
           servers.push(s);
           return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
         };
@@ -97,15 +114,27 @@ const bench: Benchmark = async (ctx) => {
         // For comparison: what workerd itself serves here, a Worker answering "hello".
         mkdirSync(join(dir, 'hello'));
         writeFileSync(join(dir, 'hello', 'worker.js'), 'export default { fetch() { return new Response("hello"); } };');
-        workerds.push(await startWorkerd({ file: join(dir, 'hello', 'worker.js'), bytes: 0, gzipBytes: 0, imports: [] }, [{ name: 'hello', port: helloPort }]));
+        workerds.push(
+          await startWorkerd({ file: join(dir, 'hello', 'worker.js'), bytes: 0, gzipBytes: 0, imports: [] }, [
+            { name: 'hello', port: helloPort },
+          ]),
+        );
         const edgeBase = `http://127.0.0.1:${port}`;
         // Sanity: both answer the measured subscription with its 4 links.
         for (const base of [nodeBase, edgeBase]) {
           const r = await fetch(`${base}/sub/sub-50000`);
-          const links = Buffer.from(await r.text(), 'base64').toString('utf8').split('\n');
+          const links = Buffer.from(await r.text(), 'base64')
+            .toString('utf8')
+            .split('\n');
           if (r.status !== 200 || links.length !== 4) throw new Error(`${base}: ${r.status}, ${links.length} links`);
         }
-        const measure = async (label: string, base: string, random: boolean, connections = CONNECTIONS, path = '/sub/sub-50000') => {
+        const measure = async (
+          label: string,
+          base: string,
+          random: boolean,
+          connections = CONNECTIONS,
+          path = '/sub/sub-50000',
+        ) => {
           ctx.log(`${label} (${connections} connections, ${DURATION_S} s)`);
           const r = await cannon(`${base}${path}`, random, connections);
           if (r.errors || r.non2xx) ctx.log(`${label}: ${r.errors} errors, ${r.non2xx} non-2xx`);
@@ -122,7 +151,11 @@ const bench: Benchmark = async (ctx) => {
         await measure('Worker (workerd) /sub/:subid, random of 100k (connect + DB read each)', edgeBase, true, 16);
       } finally {
         for (const w of workerds) await w.stop();
-        for (const s of servers) await new Promise<void>((r) => { (s as any).closeAllConnections?.(); s.close(() => r()); });
+        for (const s of servers)
+          await new Promise<void>((r) => {
+            (s as any).closeAllConnections?.();
+            s.close(() => r());
+          });
         await conn.close();
       }
     });

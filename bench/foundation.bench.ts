@@ -26,14 +26,23 @@ async function run(db: 'libsql' | 'pg', url: string, log: (l: string) => void): 
   const store = await openStore(url);
   try {
     const services = createServices({
-      store, core: new FakeCore(), clock: systemClock, events: new EventBus(),
-      files: { isReadableFile: async () => true }, panel: { requestRestart: () => {} },
+      store,
+      core: new FakeCore(),
+      clock: systemClock,
+      events: new EventBus(),
+      files: { isReadableFile: async () => true },
+      panel: { requestRestart: () => {} },
       runtime: { panelVersion: 'bench', dataDir: '' },
     });
     await services.init();
     await services.auth.ensureAdmin(ADMIN.username, ADMIN.password);
     const app = createPanelApp({ services, clientIp: () => '127.0.0.1', basePath: '/', secure: false });
-    const loginReq = () => app.request('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const loginReq = () =>
+      app.request('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      });
 
     log(`${db}: login`);
     const loginMs = await timeEach(5, loginReq);
@@ -43,12 +52,17 @@ async function run(db: 'libsql' | 'pg', url: string, log: (l: string) => void): 
 
     log(`${db}: authenticated requests`);
     const cookieMs = await timeEach(500, () => app.request('/panel/setting/apiTokens', { headers: { cookie } }));
-    const bearerMs = await timeEach(500, () => app.request('/panel/setting/apiTokens', { headers: { authorization: `Bearer ${token}` } }));
+    const bearerMs = await timeEach(500, () =>
+      app.request('/panel/setting/apiTokens', { headers: { authorization: `Bearer ${token}` } }),
+    );
     let n = 0;
-    const updateMs = await timeEach(200, () => app.request('/panel/setting/update', {
-      method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
-      body: JSON.stringify({ subTitle: `title ${n++}`, subUpdates: 1 + (n % 50) }),
-    }));
+    const updateMs = await timeEach(200, () =>
+      app.request('/panel/setting/update', {
+        method: 'POST',
+        headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+        body: JSON.stringify({ subTitle: `title ${n++}`, subUpdates: 1 + (n % 50) }),
+      }),
+    );
     return [
       { name: 'POST /login (PBKDF2 600k)', db, value: loginMs, unit: 'ms', target: 'slow on purpose' },
       { name: 'GET apiTokens with session cookie', db, value: cookieMs, unit: 'ms' },

@@ -20,7 +20,11 @@ const PULLED = Number(process.env.BENCH_NODE_PULLED ?? 10_000);
 const NODES = 8;
 
 const vless = (port: number, extra: Record<string, unknown> = {}) => ({
-  port, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, ...extra,
+  port,
+  protocol: 'vless',
+  settings: { decryption: 'none' },
+  streamSettings: { network: 'tcp', security: 'none' },
+  ...extra,
 });
 
 async function ok(p: Promise<{ json: any }>, what: string): Promise<any> {
@@ -36,25 +40,69 @@ async function rollups(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string):
     const s = await login(t);
     const nodeIds: number[] = [];
     for (let i = 0; i < NODES; i++) {
-      nodeIds.push((await ok(call(t, 'POST', '/panel/api/nodes/add', { name: `n${i}`, address: `n${i}.example`, port: 443, apiToken: 'x' }, s), 'node add')).id);
+      nodeIds.push(
+        (
+          await ok(
+            call(
+              t,
+              'POST',
+              '/panel/api/nodes/add',
+              { name: `n${i}`, address: `n${i}.example`, port: 443, apiToken: 'x' },
+              s,
+            ),
+            'node add',
+          )
+        ).id,
+      );
     }
     const ibs: number[] = [];
-    for (let i = 0; i < 4; i++) ibs.push((await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(40001 + i, { nodeId: nodeIds[i] }), s), 'inbound add')).id);
+    for (let i = 0; i < 4; i++)
+      ibs.push(
+        (
+          await ok(
+            call(t, 'POST', '/panel/api/inbounds/add', vless(40001 + i, { nodeId: nodeIds[i] }), s),
+            'inbound add',
+          )
+        ).id,
+      );
     const now = t.clock.now();
     for (let from = 0; from < CLIENTS; from += 5000) {
       const items: NewClient[] = [];
       for (let i = from; i < Math.min(CLIENTS, from + 5000); i++) {
         items.push({
           row: {
-            email: `u${i}@bench`, subId: `s${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '', security: '',
-            method: '', totalGB: 0, expiryTime: i % 10 === 0 ? now - 1000 : 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '',
-            reverse: null, reset: 0, createdAt: now, updatedAt: now,
+            email: `u${i}@bench`,
+            subId: `s${i}`,
+            uuid: globalThis.crypto.randomUUID(),
+            password: '',
+            auth: '',
+            flow: '',
+            security: '',
+            method: '',
+            totalGB: 0,
+            expiryTime: i % 10 === 0 ? now - 1000 : 0,
+            enable: true,
+            limitIp: 0,
+            tgId: 0,
+            comment: '',
+            group: '',
+            reverse: null,
+            reset: 0,
+            createdAt: now,
+            updatedAt: now,
           },
           inboundIds: [ibs[i % 4]!, ibs[(i + 1) % 4]!],
         });
       }
       await t.store.clients.insertMany(items);
-      await t.store.traffic.applyDeltas({ clients: items.filter((_, k) => k % 3 === 0).map((it) => ({ email: it.row.email, up: 1, down: 1 })), inbounds: [], outbounds: [] }, now);
+      await t.store.traffic.applyDeltas(
+        {
+          clients: items.filter((_, k) => k % 3 === 0).map((it) => ({ email: it.row.email, up: 1, down: 1 })),
+          inbounds: [],
+          outbounds: [],
+        },
+        now,
+      );
     }
     await t.store.traffic.enforce(now, 'all');
     const times: number[] = [];
@@ -65,8 +113,18 @@ async function rollups(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string):
       times.push(performance.now() - t0);
     }
     const sum = list.reduce((a, n) => a + n.clientCount, 0);
-    ctx.log(`${dbName}: ${list.length} nodes, clientCount sum ${sum}, depleted ${list.reduce((a, n) => a + n.depletedCount, 0)}`);
-    return [{ name: `nodes/list with roll-ups (${NODES} nodes, ${CLIENTS} clients)`, db: dbName, value: median(times), unit: 'ms', target: '<= 100 ms' }];
+    ctx.log(
+      `${dbName}: ${list.length} nodes, clientCount sum ${sum}, depleted ${list.reduce((a, n) => a + n.depletedCount, 0)}`,
+    );
+    return [
+      {
+        name: `nodes/list with roll-ups (${NODES} nodes, ${CLIENTS} clients)`,
+        db: dbName,
+        value: median(times),
+        unit: 'ms',
+        target: '<= 100 ms',
+      },
+    ];
   } finally {
     await t.close();
   }
@@ -81,9 +139,25 @@ async function push(ctx: BenchContext): Promise<BenchRow[]> {
   try {
     const s = await login(t);
     const rs = await login(remote.t);
-    const nodeId = (await ok(call(t, 'POST', '/panel/api/nodes/add', {
-      name: 'edge', scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true,
-    }, s), 'node add')).id;
+    const nodeId = (
+      await ok(
+        call(
+          t,
+          'POST',
+          '/panel/api/nodes/add',
+          {
+            name: 'edge',
+            scheme: 'http',
+            address: '127.0.0.1',
+            port: remote.port,
+            apiToken: remote.token,
+            allowPrivateAddress: true,
+          },
+          s,
+        ),
+        'node add',
+      )
+    ).id;
     const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(41001, { nodeId }), s), 'inbound')).id;
     const probes: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -98,16 +172,31 @@ async function push(ctx: BenchContext): Promise<BenchRow[]> {
     await t.services.nodePusher.idle();
     const pushMs = performance.now() - t0;
     const onRemote = (await ok(call(remote.t, 'GET', '/panel/api/clients/list', undefined, rs), 'remote list')).length;
-    const remoteIbs = (await ok(call(remote.t, 'GET', '/panel/api/inbounds/list/slim', undefined, rs), 'remote inbounds')).length;
-    if (onRemote !== PUSH || remoteIbs !== 1) throw new Error(`push incomplete: ${onRemote}/${PUSH} clients, ${remoteIbs} inbounds on the node`);
+    const remoteIbs = (
+      await ok(call(remote.t, 'GET', '/panel/api/inbounds/list/slim', undefined, rs), 'remote inbounds')
+    ).length;
+    if (onRemote !== PUSH || remoteIbs !== 1)
+      throw new Error(`push incomplete: ${onRemote}/${PUSH} clients, ${remoteIbs} inbounds on the node`);
     ctx.log(`pushed ${onRemote}/${PUSH} clients in ${pushMs.toFixed(0)} ms`);
     const t1 = performance.now();
     await ok(call(t, 'POST', '/panel/api/clients/update/p0@bench', { email: 'p0@bench', comment: 'x' }, s), 'update');
     await t.services.nodePusher.idle();
     const oneMs = performance.now() - t1;
     return [
-      { name: 'nodes/probe/:id round trip (local remote panel)', db: 'libsql', value: median(probes), unit: 'ms', target: '<= 50 ms' },
-      { name: `bulkCreate of ${PUSH} node clients, pushed to an empty node`, db: 'libsql', value: pushMs, unit: 'ms', target: PUSH === 10_000 ? '<= 30000 ms' : undefined },
+      {
+        name: 'nodes/probe/:id round trip (local remote panel)',
+        db: 'libsql',
+        value: median(probes),
+        unit: 'ms',
+        target: '<= 50 ms',
+      },
+      {
+        name: `bulkCreate of ${PUSH} node clients, pushed to an empty node`,
+        db: 'libsql',
+        value: pushMs,
+        unit: 'ms',
+        target: PUSH === 10_000 ? '<= 30000 ms' : undefined,
+      },
       { name: 'one client update pushed to the node', db: 'libsql', value: oneMs, unit: 'ms', target: '<= 250 ms' },
     ];
   } finally {
@@ -118,13 +207,20 @@ async function push(ctx: BenchContext): Promise<BenchRow[]> {
   }
 }
 
-/** One pull's central work for PULLED clients whose node counters all moved: applyCounters + the quota check and events. */
+/**
+ * One pull's central work for PULLED clients whose node counters all moved: applyCounters + the quota check and events.
+ */
 async function pullApply(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string): Promise<BenchRow[]> {
   const db: TestDatabase = { name: dbName, freshUrl: async () => url };
   const t = await createTestApp(db, { recordEvents: false });
   try {
     const s = await login(t);
-    const nodeId = (await ok(call(t, 'POST', '/panel/api/nodes/add', { name: 'n', address: 'n.example', port: 443, apiToken: 'x' }, s), 'node add')).id;
+    const nodeId = (
+      await ok(
+        call(t, 'POST', '/panel/api/nodes/add', { name: 'n', address: 'n.example', port: 443, apiToken: 'x' }, s),
+        'node add',
+      )
+    ).id;
     const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(42001, { nodeId }), s), 'inbound add')).id;
     const now = t.clock.now();
     const emails: string[] = [];
@@ -134,9 +230,25 @@ async function pullApply(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string
         emails.push(`c${i}@bench`);
         items.push({
           row: {
-            email: `c${i}@bench`, subId: `s${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '', security: '',
-            method: '', totalGB: 10 ** 12, expiryTime: 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '',
-            reverse: null, reset: 0, createdAt: now, updatedAt: now,
+            email: `c${i}@bench`,
+            subId: `s${i}`,
+            uuid: globalThis.crypto.randomUUID(),
+            password: '',
+            auth: '',
+            flow: '',
+            security: '',
+            method: '',
+            totalGB: 10 ** 12,
+            expiryTime: 0,
+            enable: true,
+            limitIp: 0,
+            tgId: 0,
+            comment: '',
+            group: '',
+            reverse: null,
+            reset: 0,
+            createdAt: now,
+            updatedAt: now,
           },
           inboundIds: [ib],
         });
@@ -154,7 +266,15 @@ async function pullApply(ctx: BenchContext, dbName: 'libsql' | 'pg', url: string
     }
     const one = await t.store.clients.traffic('c7@bench');
     ctx.log(`${dbName}: c7 counters ${one?.up}/${one?.down} after 6 pulls (expected ${6 * 1000 + 7}/${6 * 2000 + 7})`);
-    return [{ name: `one node pull applying ${PULLED} changed counters (central time)`, db: dbName, value: median(times), unit: 'ms', target: '<= 1000 ms' }];
+    return [
+      {
+        name: `one node pull applying ${PULLED} changed counters (central time)`,
+        db: dbName,
+        value: median(times),
+        unit: 'ms',
+        target: '<= 1000 ms',
+      },
+    ];
   } finally {
     await t.close();
   }
@@ -176,7 +296,11 @@ async function pullRss(ctx: BenchContext): Promise<BenchRow[]> {
       const node = Number(u.port) - 50000;
       let obj: unknown = [];
       if (u.pathname.endsWith('/clients/list')) {
-        obj = Array.from({ length: PER_NODE }, (_, i) => ({ email: `r${node}-${i}@bench`, inboundIds: [1], traffic: { up: round * 100 + i, down: round * 300 + i, enable: true, lastOnline: 0 } }));
+        obj = Array.from({ length: PER_NODE }, (_, i) => ({
+          email: `r${node}-${i}@bench`,
+          inboundIds: [1],
+          traffic: { up: round * 100 + i, down: round * 300 + i, enable: true, lastOnline: 0 },
+        }));
       }
       const body = new TextEncoder().encode(JSON.stringify({ success: true, msg: '', obj }));
       return { status: 200, headers: {}, body, url: req.url };
@@ -187,13 +311,59 @@ async function pullRss(ctx: BenchContext): Promise<BenchRow[]> {
     const s = await login(t);
     const now = t.clock.now();
     for (let n = 0; n < 3; n++) {
-      const nodeId = (await ok(call(t, 'POST', '/panel/api/nodes/add', { name: `r${n}`, scheme: 'http', address: '127.0.0.1', port: 50000 + n, apiToken: 'x', allowPrivateAddress: true }, s), 'node add')).id;
-      await t.store.nodes.saveHealth(nodeId, { status: 'online', lastHeartbeat: 1, latencyMs: 1, coreVersion: '', panelVersion: '', cpuPct: 0, memPct: 0, uptimeSecs: 0, lastError: '' });
-      const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(43001 + n, { nodeId }), s), 'inbound add')).id;
+      const nodeId = (
+        await ok(
+          call(
+            t,
+            'POST',
+            '/panel/api/nodes/add',
+            {
+              name: `r${n}`,
+              scheme: 'http',
+              address: '127.0.0.1',
+              port: 50000 + n,
+              apiToken: 'x',
+              allowPrivateAddress: true,
+            },
+            s,
+          ),
+          'node add',
+        )
+      ).id;
+      await t.store.nodes.saveHealth(nodeId, {
+        status: 'online',
+        lastHeartbeat: 1,
+        latencyMs: 1,
+        coreVersion: '',
+        panelVersion: '',
+        cpuPct: 0,
+        memPct: 0,
+        uptimeSecs: 0,
+        lastError: '',
+      });
+      const ib = (await ok(call(t, 'POST', '/panel/api/inbounds/add', vless(43001 + n, { nodeId }), s), 'inbound add'))
+        .id;
       const items: NewClient[] = Array.from({ length: PER_NODE }, (_, i) => ({
         row: {
-          email: `r${n}-${i}@bench`, subId: `rs${n}-${i}`, uuid: globalThis.crypto.randomUUID(), password: '', auth: '', flow: '', security: '',
-          method: '', totalGB: 0, expiryTime: 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '', reverse: null, reset: 0, createdAt: now, updatedAt: now,
+          email: `r${n}-${i}@bench`,
+          subId: `rs${n}-${i}`,
+          uuid: globalThis.crypto.randomUUID(),
+          password: '',
+          auth: '',
+          flow: '',
+          security: '',
+          method: '',
+          totalGB: 0,
+          expiryTime: 0,
+          enable: true,
+          limitIp: 0,
+          tgId: 0,
+          comment: '',
+          group: '',
+          reverse: null,
+          reset: 0,
+          createdAt: now,
+          updatedAt: now,
         },
         inboundIds: [ib],
       }));
@@ -210,8 +380,19 @@ async function pullRss(ctx: BenchContext): Promise<BenchRow[]> {
     const rss = process.memoryUsage().rss / 1024 / 1024;
     ctx.log(`3 nodes × ${PER_NODE}: pull round median ${median(times).toFixed(0)} ms, RSS ${rss.toFixed(0)} MB`);
     return [
-      { name: `one pull round, 3 nodes × ${PER_NODE} clients moved (central, fake nodes)`, db: 'libsql', value: median(times), unit: 'ms' },
-      { name: `bench process RSS after 10 pull rounds of 3 nodes × ${PER_NODE} clients`, db: 'libsql', value: rss, unit: 'MB', target: '<= 300 MB' },
+      {
+        name: `one pull round, 3 nodes × ${PER_NODE} clients moved (central, fake nodes)`,
+        db: 'libsql',
+        value: median(times),
+        unit: 'ms',
+      },
+      {
+        name: `bench process RSS after 10 pull rounds of 3 nodes × ${PER_NODE} clients`,
+        db: 'libsql',
+        value: rss,
+        unit: 'MB',
+        target: '<= 300 MB',
+      },
     ];
   } finally {
     await t.close();
@@ -223,14 +404,18 @@ const bench: Benchmark = async (ctx) => {
   const rows: BenchRow[] = [];
   // First, while the process is still small: RSS is the process's, whatever ran before.
   rows.push(...(await pullRss(ctx)));
-  rows.push(...(await eachDatabase(ctx, 'bench_nodes_pull', (db, url) => {
-    ctx.log(db === 'pg' ? 'PostgreSQL pull apply' : 'libsql pull apply');
-    return pullApply(ctx, db, url);
-  })));
-  rows.push(...(await eachDatabase(ctx, 'bench_nodes', (db, url) => {
-    ctx.log(db === 'pg' ? 'PostgreSQL roll-ups' : 'libsql roll-ups');
-    return rollups(ctx, db, url);
-  })));
+  rows.push(
+    ...(await eachDatabase(ctx, 'bench_nodes_pull', (db, url) => {
+      ctx.log(db === 'pg' ? 'PostgreSQL pull apply' : 'libsql pull apply');
+      return pullApply(ctx, db, url);
+    })),
+  );
+  rows.push(
+    ...(await eachDatabase(ctx, 'bench_nodes', (db, url) => {
+      ctx.log(db === 'pg' ? 'PostgreSQL roll-ups' : 'libsql roll-ups');
+      return rollups(ctx, db, url);
+    })),
+  );
   ctx.log('push to a second panel');
   rows.push(...(await push(ctx)));
   return rows;

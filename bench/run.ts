@@ -8,7 +8,9 @@ import { writeResultsMarkdown } from './results-md.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const filter = process.argv[2] ?? '';
-const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && f.includes(filter))
+  .sort();
 const pgUrl = process.env.PANEL_BENCH_PG_URL || process.env.PANEL_TEST_PG_URL || undefined;
 if (!pgUrl) console.log('PANEL_BENCH_PG_URL/PANEL_TEST_PG_URL unset: PostgreSQL figures are skipped');
 
@@ -25,7 +27,10 @@ for (const file of files) {
 }
 
 const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
-const table = [['benchmark', 'operation', 'db', 'value', 'target'], ...rows.map((r) => [r.bench, r.name, r.db, `${fmt(r.value)} ${r.unit}`, r.target ?? ''])];
+const table = [
+  ['benchmark', 'operation', 'db', 'value', 'target'],
+  ...rows.map((r) => [r.bench, r.name, r.db, `${fmt(r.value)} ${r.unit}`, r.target ?? '']),
+];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 console.log('');
 for (const [i, row] of table.entries()) {

@@ -26,10 +26,52 @@ const CONNECTIONS = 32;
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 
 const INBOUNDS: { protocol: string; port: number; remark: string; settings: object; stream: object }[] = [
-  { protocol: 'vmess', port: 30001, remark: 'VM', settings: {}, stream: { network: 'ws', security: 'tls', wsSettings: { path: '/vm', host: 'cdn.example.com' }, tlsSettings: { serverName: 'cdn.example.com', alpn: ['h2', 'http/1.1'], settings: { fingerprint: 'chrome' } } } },
-  { protocol: 'vless', port: 30002, remark: 'VL', settings: { decryption: 'none' }, stream: { network: 'tcp', security: 'reality', realitySettings: { serverNames: ['www.example.com'], shortIds: ['6ba85179e30d4fc2'], settings: { publicKey: 'Z84J2IelR9ch3k8VtlVhhs5ycBUlXA7wHBWcBrjqnAw', fingerprint: 'chrome' } } } },
-  { protocol: 'trojan', port: 30003, remark: 'TR', settings: {}, stream: { network: 'grpc', security: 'tls', grpcSettings: { serviceName: 'tg' }, tlsSettings: { serverName: 'tr.example.com' } } },
-  { protocol: 'shadowsocks', port: 30004, remark: 'SS', settings: { method: 'aes-256-gcm' }, stream: { network: 'tcp', security: 'none' } },
+  {
+    protocol: 'vmess',
+    port: 30001,
+    remark: 'VM',
+    settings: {},
+    stream: {
+      network: 'ws',
+      security: 'tls',
+      wsSettings: { path: '/vm', host: 'cdn.example.com' },
+      tlsSettings: { serverName: 'cdn.example.com', alpn: ['h2', 'http/1.1'], settings: { fingerprint: 'chrome' } },
+    },
+  },
+  {
+    protocol: 'vless',
+    port: 30002,
+    remark: 'VL',
+    settings: { decryption: 'none' },
+    stream: {
+      network: 'tcp',
+      security: 'reality',
+      realitySettings: {
+        serverNames: ['www.example.com'],
+        shortIds: ['6ba85179e30d4fc2'],
+        settings: { publicKey: 'Z84J2IelR9ch3k8VtlVhhs5ycBUlXA7wHBWcBrjqnAw', fingerprint: 'chrome' },
+      },
+    },
+  },
+  {
+    protocol: 'trojan',
+    port: 30003,
+    remark: 'TR',
+    settings: {},
+    stream: {
+      network: 'grpc',
+      security: 'tls',
+      grpcSettings: { serviceName: 'tg' },
+      tlsSettings: { serverName: 'tr.example.com' },
+    },
+  },
+  {
+    protocol: 'shadowsocks',
+    port: 30004,
+    remark: 'SS',
+    settings: { method: 'aes-256-gcm' },
+    stream: { network: 'tcp', security: 'none' },
+  },
 ];
 
 export async function seed(c: Connection): Promise<void> {
@@ -37,9 +79,10 @@ export async function seed(c: Connection): Promise<void> {
     await c.exec(sql`INSERT INTO inbounds (tag, port, protocol, remark, settings, stream_settings) VALUES
       (${`inbound-${i + 1}`}, ${ib.port}, ${ib.protocol}, ${ib.remark}, ${JSON.stringify(ib.settings)}, ${JSON.stringify(ib.stream)})`);
   }
-  const series = c.dialect === 'pg'
-    ? sql`SELECT i FROM generate_series(1, ${CLIENTS}::int) AS g(i)`
-    : sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${CLIENTS}) SELECT i FROM n`;
+  const series =
+    c.dialect === 'pg'
+      ? sql`SELECT i FROM generate_series(1, ${CLIENTS}::int) AS g(i)`
+      : sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${CLIENTS}) SELECT i FROM n`;
   await c.exec(sql`INSERT INTO clients (email, sub_id, uuid, password, method, total_bytes, enable, created_at, updated_at)
     SELECT 'user' || i || '@bench', 'sub-' || i, '0f5b7a56-3f4f-4d55-9a3e-' || substr('000000000000' || i, -12, 12), 'pw' || i, 'aes-256-gcm',
       10737418240, true, 1, 1 FROM (${series}) AS s`);
@@ -50,7 +93,12 @@ export async function seed(c: Connection): Promise<void> {
     SELECT c.id, i.id FROM clients c, inbounds i WHERE c.sub_id = 'sub-50000' AND i.id <> 1 + (c.id % 4)`);
 }
 
-interface Cannon { rps: number; p99: number; errors: number; non2xx: number }
+interface Cannon {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
 
 function autocannon(url: string, headers: Record<string, string> = {}): Promise<Cannon> {
   return new Promise((resolve, reject) => {
@@ -72,10 +120,15 @@ function autocannon(url: string, headers: Record<string, string> = {}): Promise<
   });
 }
 
-const listen = (fetch: (req: Request) => Response | Promise<Response>) => new Promise<ServerType>((resolve) => {
-  const s = serve({ fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-});
-const close = (s: ServerType) => new Promise<void>((r) => { (s as any).closeAllConnections?.(); s.close(() => r()); });
+const listen = (fetch: (req: Request) => Response | Promise<Response>) =>
+  new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+const close = (s: ServerType) =>
+  new Promise<void>((r) => {
+    (s as any).closeAllConnections?.();
+    s.close(() => r());
+  });
 
 async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void): Promise<BenchRow[]> {
   await runMigrations(url);
@@ -91,10 +144,16 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
     await settings.update({ subJsonEnable: true, subClashEnable: true });
     // As wired in createServices: the service caches per subscription and listens for change events.
     const subscriptions = new SubscriptionService(store, settings, systemClock, events);
-    const subApp = createSubscriptionApp({ services: { settings, subscriptions } as unknown as Services, clientIp: () => '127.0.0.1' });
+    const subApp = createSubscriptionApp({
+      services: { settings, subscriptions } as unknown as Services,
+      clientIp: () => '127.0.0.1',
+    });
     // For comparison: no event feed, so every request reads the database and renders.
     const uncached = new SubscriptionService(store, settings, systemClock);
-    const uncachedApp = createSubscriptionApp({ services: { settings, subscriptions: uncached } as unknown as Services, clientIp: () => '127.0.0.1' });
+    const uncachedApp = createSubscriptionApp({
+      services: { settings, subscriptions: uncached } as unknown as Services,
+      clientIp: () => '127.0.0.1',
+    });
     const hello = new Hono().get('/hello', (c) => c.text('hello'));
     const subServer = await listen(subApp.fetch);
     const uncachedServer = await listen(uncachedApp.fetch);
@@ -106,8 +165,11 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
 
     // Sanity: the subscription answers with 4 links before we measure it.
     const check = await fetch(`${subBase}/sub/sub-50000`);
-    const links = Buffer.from(await check.text(), 'base64').toString('utf8').split('\n');
-    if (check.status !== 200 || links.length !== 4) throw new Error(`subscription check failed: ${check.status} ${links.length} links`);
+    const links = Buffer.from(await check.text(), 'base64')
+      .toString('utf8')
+      .split('\n');
+    if (check.status !== 200 || links.length !== 4)
+      throw new Error(`subscription check failed: ${check.status} ${links.length} links`);
     for (const p of ['/json/sub-50000', '/clash/sub-50000']) {
       const r = await fetch(`${subBase}${p}`);
       if (r.status !== 200) throw new Error(`${p} answered ${r.status}`);
@@ -124,11 +186,27 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
       return r.rps;
     };
     const helloRps = await measure('bare Hono hello (same adapter)', '', helloUrl, '');
-    const subRps = await measure('/sub/:subid (1 client, 4 inbounds) @100k', '<= 50 ms', `${subBase}/sub/sub-50000`, '>= 3000 req/s');
+    const subRps = await measure(
+      '/sub/:subid (1 client, 4 inbounds) @100k',
+      '<= 50 ms',
+      `${subBase}/sub/sub-50000`,
+      '>= 3000 req/s',
+    );
     await measure('/json/:subid @100k', '<= 50 ms', `${subBase}/json/sub-50000`, '>= 1000 req/s');
     await measure('/clash/:subid (YAML) @100k', '<= 50 ms', `${subBase}/clash/sub-50000`, '>= 1000 req/s');
-    await measure('/sub/:subid without the cache (DB read + render per request) @100k', '', `${uncachedBase}/sub/sub-50000`, '');
-    rows.push({ name: '/sub rate as % of bare hello', db: name, value: (subRps / helloRps) * 100, unit: '%', target: '>= 40 %' });
+    await measure(
+      '/sub/:subid without the cache (DB read + render per request) @100k',
+      '',
+      `${uncachedBase}/sub/sub-50000`,
+      '',
+    );
+    rows.push({
+      name: '/sub rate as % of bare hello',
+      db: name,
+      value: (subRps / helloRps) * 100,
+      unit: '%',
+      target: '>= 40 %',
+    });
     return rows;
   } finally {
     for (const s of servers) await close(s);

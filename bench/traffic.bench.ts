@@ -22,9 +22,10 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const QueryStatsResponse = protobuf.loadSync(PROTO_PATH).lookupType('panelcore.QueryStatsResponse');
 
 async function seed(c: Connection): Promise<void> {
-  const series = c.dialect === 'pg'
-    ? sql`SELECT i FROM generate_series(1, ${CLIENTS}::int) AS g(i)`
-    : sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${CLIENTS}) SELECT i FROM n`;
+  const series =
+    c.dialect === 'pg'
+      ? sql`SELECT i FROM generate_series(1, ${CLIENTS}::int) AS g(i)`
+      : sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${CLIENTS}) SELECT i FROM n`;
   for (let i = 1; i <= INBOUNDS; i++) {
     await c.exec(sql`INSERT INTO inbounds (tag, port, protocol) VALUES (${`inbound-${i}`}, ${20000 + i}, 'vless')`);
   }
@@ -49,7 +50,11 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
     const core = new FakeCore();
     const clock = new ManualClock(NOW);
     const traffic = new TrafficService({
-      store, core, clock, events: new EventBus(), settings: { effective: async () => ({ ...DEFAULT_SETTINGS }) },
+      store,
+      core,
+      clock,
+      events: new EventBus(),
+      settings: { effective: async () => ({ ...DEFAULT_SETTINGS }) },
     });
     const names = Array.from({ length: CLIENTS }, (_, i) => `user${i + 1}@bench`);
     // The core's answer as bytes on the wire (QueryStatsResponse), decoded inside the timed tick by the same
@@ -62,7 +67,8 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
         stat.push({ name: `user>>>${email}>>>traffic>>>uplink`, value: round * 1000 });
         stat.push({ name: `user>>>${email}>>>traffic>>>downlink`, value: round * 5000 });
       }
-      for (let i = 1; i <= INBOUNDS; i++) stat.push({ name: `inbound>>>inbound-${i}>>>traffic>>>downlink`, value: round * 1e6 });
+      for (let i = 1; i <= INBOUNDS; i++)
+        stat.push({ name: `inbound>>>inbound-${i}>>>traffic>>>downlink`, value: round * 1e6 });
       stat.push({ name: 'outbound>>>direct>>>traffic>>>downlink', value: round * 1e7 });
       wire = Buffer.from(QueryStatsResponse.encode(QueryStatsResponse.fromObject({ stat })).finish());
     };
@@ -76,9 +82,12 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
       const r = await traffic.tick();
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
-      if (r.deltas.clients.length !== CLIENTS) throw new Error(`tick applied ${r.deltas.clients.length} client counters`);
+      if (r.deltas.clients.length !== CLIENTS)
+        throw new Error(`tick applied ${r.deltas.clients.length} client counters`);
       if (round > 1) ticks.push(ms); // the first round warms caches
-      phases.push(`${ms.toFixed(0)} [this process' CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)}] (poll+decode+diff ${r.timings.poll.toFixed(0)} + write ${r.timings.write.toFixed(0)} + enforce ${r.timings.enforce.toFixed(0)})`);
+      phases.push(
+        `${ms.toFixed(0)} [this process' CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)}] (poll+decode+diff ${r.timings.poll.toFixed(0)} + write ${r.timings.write.toFixed(0)} + enforce ${r.timings.enforce.toFixed(0)})`,
+      );
     }
     const [check] = await conn.all<{ up: unknown }>(sql`SELECT up FROM client_traffics WHERE email = 'user1@bench'`);
     if (Number(check!.up) !== 6000) throw new Error(`counter check failed: ${String(check!.up)}`);
@@ -86,10 +95,17 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
     if (conn.dialect === 'pg') {
       // HOT updates (same-page row versions, no index entry) are what fillfactor 50 on client_traffics buys.
       await new Promise((r) => setTimeout(r, 1100)); // the statistics are flushed at most once a second
-      const [hot] = await conn.all<{ hot: unknown; upd: unknown }>(sql`SELECT n_tup_hot_upd AS hot, n_tup_upd AS upd FROM pg_stat_user_tables WHERE relname = 'client_traffics'`);
+      const [hot] = await conn.all<{ hot: unknown; upd: unknown }>(
+        sql`SELECT n_tup_hot_upd AS hot, n_tup_upd AS upd FROM pg_stat_user_tables WHERE relname = 'client_traffics'`,
+      );
       log(`${name}: client_traffics updates ${String(hot?.upd)}, of which HOT ${String(hot?.hot)}`);
     }
-    log(`${name}: load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} CPUs`);
+    log(
+      `${name}: load average ${(await import('node:os'))
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${(await import('node:os')).cpus().length} CPUs`,
+    );
 
     const passes: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -107,9 +123,26 @@ async function run(name: 'libsql' | 'pg', url: string, log: (l: string) => void)
     }
     log(`${name}: full quota sweep ${sweeps.map((t) => t.toFixed(1)).join(', ')} ms`);
     return [
-      { name: `tick applying ${CLIENTS / 1000}k changed client counters (wire decode + DB write + enforcement)`, db: name, value: median(ticks), unit: 'ms', target: name === 'pg' ? '<= 2000 ms' : '<= 1000 ms' },
-      { name: `enforcement pass, nothing changes @${CLIENTS / 1000}k`, db: name, value: median(passes), unit: 'ms', target: '<= 100 ms' },
-      { name: `enforcement full quota sweep (after a client change) @${CLIENTS / 1000}k`, db: name, value: median(sweeps), unit: 'ms' },
+      {
+        name: `tick applying ${CLIENTS / 1000}k changed client counters (wire decode + DB write + enforcement)`,
+        db: name,
+        value: median(ticks),
+        unit: 'ms',
+        target: name === 'pg' ? '<= 2000 ms' : '<= 1000 ms',
+      },
+      {
+        name: `enforcement pass, nothing changes @${CLIENTS / 1000}k`,
+        db: name,
+        value: median(passes),
+        unit: 'ms',
+        target: '<= 100 ms',
+      },
+      {
+        name: `enforcement full quota sweep (after a client change) @${CLIENTS / 1000}k`,
+        db: name,
+        value: median(sweeps),
+        unit: 'ms',
+      },
     ];
   } finally {
     await conn.close();

@@ -32,7 +32,8 @@ function entryBytes(html: string, dynamic = false): number {
   return total;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 async function firstRow(page: Page): Promise<string> {
   return page.evaluate(() => document.querySelector('tbody input[type=checkbox]')?.getAttribute('aria-label') ?? '');
@@ -43,10 +44,14 @@ async function timeToNewRows(page: Page, act: () => Promise<void>): Promise<numb
   const before = await firstRow(page);
   const t0 = performance.now();
   await act();
-  await page.waitForFunction((b) => {
-    const el = document.querySelector('tbody input[type=checkbox]');
-    return !!el && el.getAttribute('aria-label') !== b;
-  }, before, { polling: 'raf', timeout: 10_000 });
+  await page.waitForFunction(
+    (b) => {
+      const el = document.querySelector('tbody input[type=checkbox]');
+      return !!el && el.getAttribute('aria-label') !== b;
+    },
+    before,
+    { polling: 'raf', timeout: 10_000 },
+  );
   return performance.now() - t0;
 }
 
@@ -54,18 +59,60 @@ const bench: Benchmark = async ({ log }) => {
   const rows: BenchRow[] = [];
   const login = readFileSync(join(DIST, 'login.html'), 'utf8');
   const app = readFileSync(join(DIST, 'app.html'), 'utf8');
-  rows.push({ name: 'login page JS + CSS (brotli)', db: '', value: entryBytes(login) / 1024, unit: 'kB', target: '<= 40 kB' });
-  rows.push({ name: 'clients page JS + CSS (brotli)', db: '', value: entryBytes(app) / 1024, unit: 'kB', target: '<= 120 kB' });
-  rows.push({ name: 'overview page JS + CSS incl. charts (brotli)', db: '', value: entryBytes(app, true) / 1024, unit: 'kB' });
+  rows.push({
+    name: 'login page JS + CSS (brotli)',
+    db: '',
+    value: entryBytes(login) / 1024,
+    unit: 'kB',
+    target: '<= 40 kB',
+  });
+  rows.push({
+    name: 'clients page JS + CSS (brotli)',
+    db: '',
+    value: entryBytes(app) / 1024,
+    unit: 'kB',
+    target: '<= 120 kB',
+  });
+  rows.push({
+    name: 'overview page JS + CSS incl. charts (brotli)',
+    db: '',
+    value: entryBytes(app, true) / 1024,
+    unit: 'kB',
+  });
 
   log(`seeding ${N.toLocaleString('en')} clients through bulkCreate on the built panel (libsql file)`);
   const panel = await startPanel({ coreBin: '/nonexistent/core' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
+  });
   try {
     const [port] = await freePorts(1);
-    const inbound = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vless', port, remark: 'Bench', enable: true, settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' } });
+    const inbound = await panel.api('POST', '/panel/api/inbounds/add', {
+      protocol: 'vless',
+      port,
+      remark: 'Bench',
+      enable: true,
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
     for (let start = 0; start < N; start += 10_000) {
-      const batch = Array.from({ length: 10_000 }, (_, k) => ({ client: { email: `u${String(start + k).padStart(6, '0')}@bench`, enable: true, totalGB: (start + k) % 2 ? 10 * 1024 ** 3 : 0 }, inboundIds: [inbound.obj.id] }));
+      const batch = Array.from({ length: 10_000 }, (_, k) => ({
+        client: {
+          email: `u${String(start + k).padStart(6, '0')}@bench`,
+          enable: true,
+          totalGB: (start + k) % 2 ? 10 * 1024 ** 3 : 0,
+        },
+        inboundIds: [inbound.obj.id],
+      }));
       const r = await panel.api('POST', '/panel/api/clients/bulkCreate', batch);
       if (!r.success) throw new Error(r.msg);
     }
@@ -82,7 +129,13 @@ const bench: Benchmark = async ({ log }) => {
       await page.waitForSelector('tbody input[type=checkbox]', { timeout: 10_000 });
       nav.push(performance.now() - t0);
     }
-    rows.push({ name: 'navigation -> clients first rows @100k (median of 7)', db: 'libsql', value: median(nav), unit: 'ms', target: '<= 1000 ms' });
+    rows.push({
+      name: 'navigation -> clients first rows @100k (median of 7)',
+      db: 'libsql',
+      value: median(nav),
+      unit: 'ms',
+      target: '<= 1000 ms',
+    });
 
     log('page changes (Next/Previous, 30 runs)');
     const paging: number[] = [];
@@ -90,8 +143,20 @@ const bench: Benchmark = async ({ log }) => {
       const name = i % 2 ? 'Previous' : 'Next';
       paging.push(await timeToNewRows(page, () => page.getByRole('button', { name, exact: true }).click()));
     }
-    rows.push({ name: 'page change -> new rows @100k p50', db: 'libsql', value: pct(paging, 0.5), unit: 'ms', target: '<= 200 ms' });
-    rows.push({ name: 'page change -> new rows @100k p95', db: 'libsql', value: pct(paging, 0.95), unit: 'ms', target: '<= 400 ms' });
+    rows.push({
+      name: 'page change -> new rows @100k p50',
+      db: 'libsql',
+      value: pct(paging, 0.5),
+      unit: 'ms',
+      target: '<= 200 ms',
+    });
+    rows.push({
+      name: 'page change -> new rows @100k p95',
+      db: 'libsql',
+      value: pct(paging, 0.95),
+      unit: 'ms',
+      target: '<= 400 ms',
+    });
 
     log('searches (30 runs, typed text to new rows, 120 ms input debounce included)');
     const search: number[] = [];
@@ -100,8 +165,20 @@ const bench: Benchmark = async ({ log }) => {
       const term = `u0${String(1000 + i * 997).padStart(4, '0')}`;
       search.push(await timeToNewRows(page, () => box.fill(term)));
     }
-    rows.push({ name: 'search -> new rows @100k p50', db: 'libsql', value: pct(search, 0.5), unit: 'ms', target: '<= 200 ms' });
-    rows.push({ name: 'search -> new rows @100k p95', db: 'libsql', value: pct(search, 0.95), unit: 'ms', target: '<= 400 ms' });
+    rows.push({
+      name: 'search -> new rows @100k p50',
+      db: 'libsql',
+      value: pct(search, 0.5),
+      unit: 'ms',
+      target: '<= 200 ms',
+    });
+    rows.push({
+      name: 'search -> new rows @100k p95',
+      db: 'libsql',
+      value: pct(search, 0.95),
+      unit: 'ms',
+      target: '<= 400 ms',
+    });
     await context.close();
   } finally {
     await browser.close();

@@ -19,11 +19,17 @@ const ADMIN = { username: 'bench-admin', password: 'bench-password-123' };
 const CLK_TCK = 100; // USER_HZ on Linux
 
 async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<import('node:net').Server>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  })));
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<import('node:net').Server>((resolve, reject) => {
+          const s = createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
+  );
   const ports = servers.map((s) => (s.address() as { port: number }).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
@@ -56,10 +62,17 @@ const bench: Benchmark = async (ctx) => {
   const [panelPort, subPort, apiPort] = await freePorts(3);
   const child = spawn(process.execPath, [MAIN], {
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      PANEL_DATA_DIR: dir, PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(panelPort), SUB_PORT: String(subPort),
-      PANEL_CORE_API_PORT: String(apiPort), PANEL_CORE_BIN: join(dir, 'no-core'), PANEL_LOG_LEVEL: 'error',
-      PANEL_ADMIN_USERNAME: ADMIN.username, PANEL_ADMIN_PASSWORD: ADMIN.password,
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PANEL_DATA_DIR: dir,
+      PANEL_LISTEN: '127.0.0.1',
+      PANEL_PORT: String(panelPort),
+      SUB_PORT: String(subPort),
+      PANEL_CORE_API_PORT: String(apiPort),
+      PANEL_CORE_BIN: join(dir, 'no-core'),
+      PANEL_LOG_LEVEL: 'error',
+      PANEL_ADMIN_USERNAME: ADMIN.username,
+      PANEL_ADMIN_PASSWORD: ADMIN.password,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,7 +80,11 @@ const bench: Benchmark = async (ctx) => {
   try {
     await waitForLine(child, /panel listening on/, 30_000);
     const base = `http://127.0.0.1:${panelPort}/`;
-    const login = await fetch(`${base}login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`${base}login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     if (!(await login.json()).success) throw new Error('login failed');
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
 
@@ -76,22 +93,33 @@ const bench: Benchmark = async (ctx) => {
     const arrivals = new Map<string, number[]>();
     let measuring = false;
     let dropped = 0;
-    await Promise.all(Array.from({ length: CLIENTS }, () => new Promise<void>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${panelPort}/ws`, { headers: { cookie }, origin: `http://127.0.0.1:${panelPort}` });
-      sockets.push(ws);
-      ws.on('message', (data) => {
-        if (!measuring) return;
-        const now = performance.now();
-        const text = data.toString();
-        if (!text.startsWith('{"type":"status"')) return;
-        let list = arrivals.get(text);
-        if (!list) arrivals.set(text, (list = []));
-        list.push(now);
-      });
-      ws.on('close', () => { if (measuring) dropped++; });
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    })));
+    await Promise.all(
+      Array.from(
+        { length: CLIENTS },
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const ws = new WebSocket(`ws://127.0.0.1:${panelPort}/ws`, {
+              headers: { cookie },
+              origin: `http://127.0.0.1:${panelPort}`,
+            });
+            sockets.push(ws);
+            ws.on('message', (data) => {
+              if (!measuring) return;
+              const now = performance.now();
+              const text = data.toString();
+              if (!text.startsWith('{"type":"status"')) return;
+              let list = arrivals.get(text);
+              if (!list) arrivals.set(text, (list = []));
+              list.push(now);
+            });
+            ws.on('close', () => {
+              if (measuring) dropped++;
+            });
+            ws.once('open', () => resolve());
+            ws.once('error', reject);
+          }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 3000)); // settle: connect-time work and the first pushes are done
     ctx.log(`idle for ${IDLE_S} s with ${CLIENTS} clients connected`);
     measuring = true;
@@ -105,12 +133,38 @@ const bench: Benchmark = async (ctx) => {
     const complete = [...arrivals.values()].filter((l) => l.length === CLIENTS);
     const spreads = complete.map((l) => Math.max(...l) - Math.min(...l));
     const cpuPct = ((cpu1 - cpu0) / wall) * 100;
-    ctx.log(`${arrivals.size} status messages seen, ${complete.length} reached all ${CLIENTS} clients; ${dropped} connections dropped`);
+    ctx.log(
+      `${arrivals.size} status messages seen, ${complete.length} reached all ${CLIENTS} clients; ${dropped} connections dropped`,
+    );
     const rows: BenchRow[] = [
-      { name: `status spread over ${CLIENTS} clients (median)`, db: '', value: spreads.length ? median(spreads) : NaN, unit: 'ms', target: '<= 1000 ms' },
-      { name: `status spread over ${CLIENTS} clients (max)`, db: '', value: spreads.length ? Math.max(...spreads) : NaN, unit: 'ms', target: '<= 1000 ms' },
-      { name: `status messages delivered to all ${CLIENTS} (${IDLE_S} s)`, db: '', value: complete.length, unit: 'msgs', target: `~${IDLE_S / 2}` },
-      { name: `panel CPU idle with ${CLIENTS} clients (${IDLE_S} s)`, db: '', value: cpuPct, unit: '% of a core', target: '< 10 %' },
+      {
+        name: `status spread over ${CLIENTS} clients (median)`,
+        db: '',
+        value: spreads.length ? median(spreads) : NaN,
+        unit: 'ms',
+        target: '<= 1000 ms',
+      },
+      {
+        name: `status spread over ${CLIENTS} clients (max)`,
+        db: '',
+        value: spreads.length ? Math.max(...spreads) : NaN,
+        unit: 'ms',
+        target: '<= 1000 ms',
+      },
+      {
+        name: `status messages delivered to all ${CLIENTS} (${IDLE_S} s)`,
+        db: '',
+        value: complete.length,
+        unit: 'msgs',
+        target: `~${IDLE_S / 2}`,
+      },
+      {
+        name: `panel CPU idle with ${CLIENTS} clients (${IDLE_S} s)`,
+        db: '',
+        value: cpuPct,
+        unit: '% of a core',
+        target: '< 10 %',
+      },
     ];
     return rows;
   } finally {

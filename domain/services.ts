@@ -46,7 +46,10 @@ export interface ServiceDeps {
   /** The core's access log and the IP-limit log (host agent); optional: without them no client IPs are kept. */
   accessLog?: AccessLogSource;
   ipLimitLog?: IpLimitLog;
-  /** Bind test for "port must be free" (host agent; tests pass a fake). Without it only inbound-vs-inbound collisions are checked. */
+  /**
+   * Bind test for "port must be free" (host agent; tests pass a fake). Without it only inbound-vs-inbound collisions
+   * are checked.
+   */
   portProbe?: PortProbe;
   /** Core API port (PANEL_CORE_API_PORT), access-log path and logging for the core service. */
   coreOptions?: CoreServiceOptions;
@@ -98,41 +101,89 @@ export function createServices(deps: ServiceDeps): Services {
   // The traffic service and the core call each other: a tick that depletes clients may restart the core, and a
   // core restart first stores the counters the core holds. Each gets the other's call as a closure.
   const traffic: TrafficService = new TrafficService({
-    store: deps.store, core: deps.core, clock: deps.clock, events: deps.events, settings,
-    accessLog: deps.accessLog, ipLimitLog: deps.ipLimitLog, restartCore: () => core.restart(),
+    store: deps.store,
+    core: deps.core,
+    clock: deps.clock,
+    events: deps.events,
+    settings,
+    accessLog: deps.accessLog,
+    ipLimitLog: deps.ipLimitLog,
+    restartCore: () => core.restart(),
   });
   const core: CoreService = new CoreService(deps.store, deps.core, deps.events, {
-    apiPort: deps.runtime.coreApiPort, ...deps.coreOptions, beforeRestart: () => traffic.flush(),
+    apiPort: deps.runtime.coreApiPort,
+    ...deps.coreOptions,
+    beforeRestart: () => traffic.flush(),
   });
   const subscriptions = new SubscriptionService(deps.store, settings, deps.clock, deps.events);
   const inbounds = new InboundsService(deps.store, deps.clock, deps.events, deps.portProbe ?? noPortProbe);
   const clients = new ClientsService(deps.store, deps.clock, deps.events, settings);
   const groups = new GroupsService(deps.store, deps.clock, deps.events);
   const status = new StatusService({
-    host: deps.host ?? noHost, coreMetrics: deps.coreMetrics ?? noCoreMetrics, historyFile: deps.historyFile ?? null,
-    core: deps.core, clock: deps.clock, events: deps.events, panelVersion: deps.runtime.panelVersion,
+    host: deps.host ?? noHost,
+    coreMetrics: deps.coreMetrics ?? noCoreMetrics,
+    historyFile: deps.historyFile ?? null,
+    core: deps.core,
+    clock: deps.clock,
+    events: deps.events,
+    panelVersion: deps.runtime.panelVersion,
     onlineCount: async () => (await clients.onlines()).length,
     coreConfig: () => core.template(),
     warn: (msg, fields) => deps.coreOptions?.log?.(msg, fields),
   });
   const http: HttpClient = deps.http ?? noHttp;
-  const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) => deps.coreOptions?.log?.(msg, fields));
+  const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) =>
+    deps.coreOptions?.log?.(msg, fields),
+  );
   const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
   // Node traffic comes back through the same accounting (quota, events); a reset here resets the node's counters.
-  const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, { log: deps.pusherOptions?.log });
+  const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, {
+    log: deps.pusherOptions?.log,
+  });
   nodePusher.counters = nodePuller;
   traffic.extraOnlines = () => nodePuller.onlines();
   const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, {
     ...deps.geoOptions,
-    restartCore: async () => { if (core.status().state === 'running') await core.restart(); },
+    restartCore: async () => {
+      if (core.status().state === 'running') await core.restart();
+    },
   });
   const serverTools = new ServerToolsService({
-    ...deps.serverTools, store: deps.store, clock: deps.clock, events: deps.events, settings, core, panel: deps.panel,
-    panelVersion: deps.runtime.panelVersion, http: deps.http, afterImport: async () => { await auth.init(); clients.reloadCatalog(); inbounds.dropCachedText(); },
+    ...deps.serverTools,
+    store: deps.store,
+    clock: deps.clock,
+    events: deps.events,
+    settings,
+    core,
+    panel: deps.panel,
+    panelVersion: deps.runtime.panelVersion,
+    http: deps.http,
+    afterImport: async () => {
+      await auth.init();
+      clients.reloadCatalog();
+      inbounds.dropCachedText();
+    },
   });
   const p = deps.providers ?? {};
-  const providerA = new TunnelProvider({ http, settings, core, clock: deps.clock, baseUrl: p.tunnelApi, timeoutMs: p.timeoutMs, deviceName: p.deviceName, allowPrivate: p.allowPrivate });
-  const providerB = new VpnProvider({ http, settings, core, clock: deps.clock, baseUrl: p.vpnApi, timeoutMs: p.timeoutMs, allowPrivate: p.allowPrivate });
+  const providerA = new TunnelProvider({
+    http,
+    settings,
+    core,
+    clock: deps.clock,
+    baseUrl: p.tunnelApi,
+    timeoutMs: p.timeoutMs,
+    deviceName: p.deviceName,
+    allowPrivate: p.allowPrivate,
+  });
+  const providerB = new VpnProvider({
+    http,
+    settings,
+    core,
+    clock: deps.clock,
+    baseUrl: p.vpnApi,
+    timeoutMs: p.timeoutMs,
+    allowPrivate: p.allowPrivate,
+  });
   const push = new PushHub();
   push.attach(deps.events);
   return {

@@ -10,10 +10,14 @@ export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 /** The document of `routes` for a panel at `basePath`, built on first use. */
 export function openApiDocument(routes: OpenAPIHono<AppEnv>, basePath: string): OpenApiDocument {
   routes.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
-    type: 'http', scheme: 'bearer', description: 'An API token (Settings → API tokens, or `panel token create`)',
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (Settings → API tokens, or `panel token create`)',
   });
   routes.openAPIRegistry.registerComponent('securitySchemes', 'session', {
-    type: 'apiKey', in: 'cookie', name: SESSION_COOKIE,
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
     description: 'The session cookie from POST /login; unsafe methods also need `X-CSRF-Token` from GET /csrf-token',
   });
   return routes.getOpenAPI31Document({
@@ -21,9 +25,10 @@ export function openApiDocument(routes: OpenAPIHono<AppEnv>, basePath: string): 
     info: {
       title: 'Proxy panel management API',
       version: '1',
-      description: 'Every answer is the envelope `{success, msg, obj}`. Business and validation failures are HTTP 200 '
-        + 'with `success: false` and `msg` naming the field. Request bodies are JSON or forms (urlencoded or '
-        + 'multipart); in forms, numbers and booleans are strings and object fields may be JSON text.',
+      description:
+        'Every answer is the envelope `{success, msg, obj}`. Business and validation failures are HTTP 200 ' +
+        'with `success: false` and `msg` naming the field. Request bodies are JSON or forms (urlencoded or ' +
+        'multipart); in forms, numbers and booleans are strings and object fields may be JSON text.',
     },
     // Paths begin with `/`: the server URL is the base path without its trailing slash (`/` at the root).
     servers: [{ url: basePath.replace(/\/+$/, '') || '/', description: 'this panel (the web base path)' }],
@@ -69,8 +74,9 @@ const INIT = `(function () {
 })();
 `;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-  + "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const ASSET_TYPES: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -90,7 +96,8 @@ export function apiDocsRoutes(document: () => OpenApiDocument, assets?: DocsAsse
     const data = assets ? await assets.read(file) : null;
     if (!data) return c.body(null, 404);
     return c.body(data as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': ASSET_TYPES[file]!, 'cache-control': 'private, max-age=86400',
+      'content-type': ASSET_TYPES[file]!,
+      'cache-control': 'private, max-age=86400',
     });
   });
   return app;

@@ -81,13 +81,19 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
     const started = performance.now();
     await next();
     deps.logger?.debug('request', {
-      id: c.var.requestId, method: c.req.method, path: c.req.path, status: c.res.status,
+      id: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
   // The limit applies only where a body is read, after authentication: an anonymous request of any size gets the
   // same empty 404 as any other, so a 413 cannot reveal the panel behind a secret base path.
-  const limitBody = bodyLimit({ maxSize: BODY_LIMIT_BYTES, onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413) });
+  const limitBody = bodyLimit({
+    maxSize: BODY_LIMIT_BYTES,
+    onError: (c) => failure(c, 'request body too large (limit 10 MiB)', 413),
+  });
   for (const path of SESSION_BODY_PATHS) panel.use(path, limitBody);
 
   // The browser UI's pages redirect to the login page themselves (before the API's auth answers 404/401).
@@ -101,7 +107,10 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   const routes = panelRoutes();
   panel.route('/', routes);
   let document: OpenApiDocument | undefined;
-  panel.route('/panel/api', apiDocsRoutes(() => (document ??= openApiDocument(routes, deps.basePath)), deps.docsAssets));
+  panel.route(
+    '/panel/api',
+    apiDocsRoutes(() => (document ??= openApiDocument(routes, deps.basePath)), deps.docsAssets),
+  );
 
   panel.notFound((c) => c.body(null, 404));
   panel.onError((err, c) => errorToResponse(err, c, deps));

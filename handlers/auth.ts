@@ -44,9 +44,13 @@ export async function csrfOk(c: AppContext, claims: Claims): Promise<boolean> {
 }
 
 export const csrfRefused = (c: AppContext): Response =>
-  c.json({ success: false, msg: 'CSRF token missing or invalid: send X-CSRF-Token from GET /csrf-token', obj: null }, 403);
+  c.json(
+    { success: false, msg: 'CSRF token missing or invalid: send X-CSRF-Token from GET /csrf-token', obj: null },
+    403,
+  );
 
-export const requireAuth = (opts: { allowBearer: boolean } = { allowBearer: true }): MiddlewareHandler<AppEnv> =>
+export const requireAuth =
+  (opts: { allowBearer: boolean } = { allowBearer: true }): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const token = bearerToken(c);
     if (token !== undefined) {

@@ -23,7 +23,10 @@ function parseForwarded(v: string | undefined): { host?: string; proto?: string 
     const eq = pair.indexOf('=');
     if (eq < 0) continue;
     const k = pair.slice(0, eq).trim().toLowerCase();
-    const val = pair.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    const val = pair
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"|"$/g, '');
     if (k === 'host') out.host = val;
     if (k === 'proto') out.proto = val.toLowerCase();
   }

@@ -22,7 +22,9 @@ export function validationHook(
 
 /** What every protected route may also answer (documented once here, not in each route). */
 const AUTH_RESPONSES = {
-  401: { description: 'No valid session or token, and the request sent `X-Requested-With: XMLHttpRequest`: the envelope' },
+  401: {
+    description: 'No valid session or token, and the request sent `X-Requested-With: XMLHttpRequest`: the envelope',
+  },
   403: { description: 'A cookie session sent an unsafe method without a valid `X-CSRF-Token`' },
   404: { description: 'No valid session or token (empty body)' },
 } as const;
@@ -58,16 +60,17 @@ function documented(route: RouteConfig & { hide?: boolean }, isPublic: boolean):
   type Declared = RouteConfig & { hide?: boolean; middleware?: never };
   const { hide: _hide, middleware: _middleware, ...doc } = route as Declared;
   const json = doc.request?.body?.content?.['application/json'] as { schema?: unknown } | undefined;
-  const body = doc.request?.body && json
-    ? {
-      ...doc.request.body,
-      content: {
-        ...doc.request.body.content,
-        'application/x-www-form-urlencoded': { schema: json.schema as ZodType },
-        'multipart/form-data': { schema: json.schema as ZodType },
-      },
-    }
-    : doc.request?.body;
+  const body =
+    doc.request?.body && json
+      ? {
+          ...doc.request.body,
+          content: {
+            ...doc.request.body.content,
+            'application/x-www-form-urlencoded': { schema: json.schema as ZodType },
+            'multipart/form-data': { schema: json.schema as ZodType },
+          },
+        }
+      : doc.request?.body;
   return {
     ...doc,
     request: doc.request && { ...doc.request, body },

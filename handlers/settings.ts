@@ -11,80 +11,160 @@ import { idParam } from '../domain/shared/input.js';
 const tags = ['settings'];
 
 export function settingsRoutes() {
-  return routes()
-    .openapi(createRoute({
-      method: 'post', path: '/all', tags, summary: 'The effective settings', responses: envelope(settingsObj),
-    }), async (c) => ok(c, await c.var.services.settings.effective()))
+  return (
+    routes()
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/all',
+          tags,
+          summary: 'The effective settings',
+          responses: envelope(settingsObj),
+        }),
+        async (c) => ok(c, await c.var.services.settings.effective()),
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/defaultSettings', tags, summary: 'The effective settings plus the subscription URLs',
-      responses: envelope(settingsObj.extend({ subURI: z.string(), subJsonURI: z.string(), subClashURI: z.string() })),
-    }), async (c) => {
-      const s = await c.var.services.settings.effective();
-      const host = (c.req.header('host') ?? 'localhost').replace(/:\d+$/, '') || 'localhost';
-      const scheme = s.subCertFile ? 'https' : 'http';
-      const origin = `${scheme}://${s.subDomain || host}:${s.subPort}`;
-      return ok(c, {
-        ...s,
-        subURI: s.subURI || `${origin}${s.subPath}`,
-        subJsonURI: `${origin}${s.subJsonPath}`,
-        subClashURI: `${origin}${s.subClashPath}`,
-      });
-    })
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/defaultSettings',
+          tags,
+          summary: 'The effective settings plus the subscription URLs',
+          responses: envelope(
+            settingsObj.extend({ subURI: z.string(), subJsonURI: z.string(), subClashURI: z.string() }),
+          ),
+        }),
+        async (c) => {
+          const s = await c.var.services.settings.effective();
+          const host = (c.req.header('host') ?? 'localhost').replace(/:\d+$/, '') || 'localhost';
+          const scheme = s.subCertFile ? 'https' : 'http';
+          const origin = `${scheme}://${s.subDomain || host}:${s.subPort}`;
+          return ok(c, {
+            ...s,
+            subURI: s.subURI || `${origin}${s.subPath}`,
+            subJsonURI: `${origin}${s.subJsonPath}`,
+            subClashURI: `${origin}${s.subClashPath}`,
+          });
+        },
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/update', tags, summary: 'Change some settings (only the keys sent)',
-      request: { body: jsonBody(settingsPatchBody, undefined, { subTitle: 'My VPN', subEnable: true }) }, responses: envelope(settingsObj),
-    }), async (c) => {
-      const { settings, changed } = await c.var.services.settings.update(c.req.valid('json'));
-      return ok(c, settings, changed.length ? `settings saved (${changed.join(', ')}); port and path changes apply after /restartPanel` : 'nothing changed');
-    })
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/update',
+          tags,
+          summary: 'Change some settings (only the keys sent)',
+          request: { body: jsonBody(settingsPatchBody, undefined, { subTitle: 'My VPN', subEnable: true }) },
+          responses: envelope(settingsObj),
+        }),
+        async (c) => {
+          const { settings, changed } = await c.var.services.settings.update(c.req.valid('json'));
+          return ok(
+            c,
+            settings,
+            changed.length
+              ? `settings saved (${changed.join(', ')}); port and path changes apply after /restartPanel`
+              : 'nothing changed',
+          );
+        },
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/updateUser', tags, summary: 'Change the admin credential (other sessions end)',
-      request: { body: jsonBody(updateUserBody) }, responses: envelope(noObj),
-    }), async (c) => {
-      const principal = c.var.principal;
-      const token = await c.var.services.auth.updateUser(principal.kind === 'session' ? principal.claims.uid : undefined, c.req.valid('json'));
-      if (principal.kind === 'session') await setSessionCookie(c, token);
-      return ok(c, null, 'credential updated; other sessions were signed out');
-    })
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/updateUser',
+          tags,
+          summary: 'Change the admin credential (other sessions end)',
+          request: { body: jsonBody(updateUserBody) },
+          responses: envelope(noObj),
+        }),
+        async (c) => {
+          const principal = c.var.principal;
+          const token = await c.var.services.auth.updateUser(
+            principal.kind === 'session' ? principal.claims.uid : undefined,
+            c.req.valid('json'),
+          );
+          if (principal.kind === 'session') await setSessionCookie(c, token);
+          return ok(c, null, 'credential updated; other sessions were signed out');
+        },
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/restartPanel', tags, summary: 'Restart the panel after a short grace period',
-      responses: envelope(noObj),
-    }), (c) => ok(c, null, `the panel restarts in ${c.var.services.serverTools.restartPanel().inSeconds} seconds`))
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/restartPanel',
+          tags,
+          summary: 'Restart the panel after a short grace period',
+          responses: envelope(noObj),
+        }),
+        (c) => ok(c, null, `the panel restarts in ${c.var.services.serverTools.restartPanel().inSeconds} seconds`),
+      )
 
-    // The built-in core config template (the same as /panel/core/getDefaultJsonConfig).
-    .openapi(createRoute({
-      method: 'get', path: '/getDefaultJsonConfig', tags, summary: 'The built-in core config template',
-      responses: envelope(z.record(z.string(), z.unknown())),
-    }), (c) => ok(c, c.var.services.core.defaultTemplate()))
+      // The built-in core config template (the same as /panel/core/getDefaultJsonConfig).
+      .openapi(
+        createRoute({
+          method: 'get',
+          path: '/getDefaultJsonConfig',
+          tags,
+          summary: 'The built-in core config template',
+          responses: envelope(z.record(z.string(), z.unknown())),
+        }),
+        (c) => ok(c, c.var.services.core.defaultTemplate()),
+      )
 
-    // API tokens
-    .openapi(createRoute({
-      method: 'get', path: '/apiTokens', tags: ['tokens'], summary: 'Every API token', responses: envelope(z.array(apiTokenObj)),
-    }), async (c) => ok(c, await c.var.services.tokens.list()))
+      // API tokens
+      .openapi(
+        createRoute({
+          method: 'get',
+          path: '/apiTokens',
+          tags: ['tokens'],
+          summary: 'Every API token',
+          responses: envelope(z.array(apiTokenObj)),
+        }),
+        async (c) => ok(c, await c.var.services.tokens.list()),
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/apiTokens/create', tags: ['tokens'], summary: 'Create an API token (returned once here)',
-      request: { body: jsonBody(tokenNameBody, undefined, { name: 'ci' }) }, responses: envelope(apiTokenObj),
-    }), async (c) => ok(c, await c.var.services.tokens.create(c.req.valid('json').name), 'token created'))
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/apiTokens/create',
+          tags: ['tokens'],
+          summary: 'Create an API token (returned once here)',
+          request: { body: jsonBody(tokenNameBody, undefined, { name: 'ci' }) },
+          responses: envelope(apiTokenObj),
+        }),
+        async (c) => ok(c, await c.var.services.tokens.create(c.req.valid('json').name), 'token created'),
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/apiTokens/delete/{id}', tags: ['tokens'], summary: 'Delete an API token',
-      request: { params: idParam }, responses: envelope(noObj),
-    }), async (c) => {
-      await c.var.services.tokens.remove(c.req.valid('param').id);
-      return ok(c, null, 'token deleted');
-    })
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/apiTokens/delete/{id}',
+          tags: ['tokens'],
+          summary: 'Delete an API token',
+          request: { params: idParam },
+          responses: envelope(noObj),
+        }),
+        async (c) => {
+          await c.var.services.tokens.remove(c.req.valid('param').id);
+          return ok(c, null, 'token deleted');
+        },
+      )
 
-    .openapi(createRoute({
-      method: 'post', path: '/apiTokens/setEnabled/{id}', tags: ['tokens'], summary: 'Enable or disable an API token',
-      request: { params: idParam, body: jsonBody(setEnabledBody) }, responses: envelope(noObj),
-    }), async (c) => {
-      const { enabled } = c.req.valid('json');
-      await c.var.services.tokens.setEnabled(c.req.valid('param').id, enabled);
-      return ok(c, null, enabled ? 'token enabled' : 'token disabled');
-    });
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/apiTokens/setEnabled/{id}',
+          tags: ['tokens'],
+          summary: 'Enable or disable an API token',
+          request: { params: idParam, body: jsonBody(setEnabledBody) },
+          responses: envelope(noObj),
+        }),
+        async (c) => {
+          const { enabled } = c.req.valid('json');
+          await c.var.services.tokens.setEnabled(c.req.valid('param').id, enabled);
+          return ok(c, null, enabled ? 'token enabled' : 'token disabled');
+        },
+      )
+  );
 }

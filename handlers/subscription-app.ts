@@ -35,12 +35,15 @@ export function matchSubPath(path: string, s: Settings): { format: Exclude<SubFo
     try {
       const subId = decodeURIComponent(rest);
       if (subId) return { format, subId };
-    } catch { /* malformed escape: no match */ }
+    } catch {
+      /* malformed escape: no match */
+    }
   }
   return null;
 }
 
-const wantsHtml = (c: Context) => c.req.query('html') === '1' || (c.req.header('accept') ?? '').toLowerCase().includes('text/html');
+const wantsHtml = (c: Context) =>
+  c.req.query('html') === '1' || (c.req.header('accept') ?? '').toLowerCase().includes('text/html');
 
 export function createSubscriptionApp(deps: SubscriptionDeps): Hono {
   const app = new Hono();

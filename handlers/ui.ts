@@ -25,7 +25,8 @@ export const BASE_PLACEHOLDER = '/__PANEL_BASE__/';
 /** The app's pages (UI.md); none equals an API path (those live under panel/api, panel/setting, panel/core). */
 export const UI_PAGES = ['', 'inbounds', 'clients', 'groups', 'nodes', 'core-config', 'settings', 'logs'] as const;
 
-export const UI_CSP = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";
+export const UI_CSP =
+  "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'";
 
 const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',

@@ -50,26 +50,41 @@ export async function websocketRoute(c: Context<AppEnv>, next: Next): Promise<Re
       raw?.on?.('pong', () => conn?.alive());
     },
     // Clients send nothing we act on; any frame proves the peer is alive.
-    onMessage() { conn?.alive(); },
-    onClose() { conn?.closed(); conn = null; },
-    onError() { conn?.closed(); conn = null; },
+    onMessage() {
+      conn?.alive();
+    },
+    onClose() {
+      conn?.closed();
+      conn = null;
+    },
+    onError() {
+      conn?.closed();
+      conn = null;
+    },
   }))(c, next);
 }
 
 /** GET /ws, declared for the document (101 Switching Protocols, or a refusal). */
 export function websocketRoutes() {
   const app = routes({ publicRoutes: true });
-  app.openapi(createRoute({
-    method: 'get', path: '/ws', tags: ['push'], security: [{ session: [] }],
-    summary: 'The push channel (WebSocket): status every 2 s, invalidations, notifications',
-    description: 'A session cookie only (Bearer refused). A browser page must come from the panel (Origin equal to '
-      + 'Host); a client that sends no Origin (a script) is accepted.',
-    responses: {
-      101: { description: 'Switching Protocols' },
-      403: { description: 'Origin is not this panel' },
-      404: { description: 'No valid session (401 with the envelope for XMLHttpRequest)' },
-      426: { description: 'Not a WebSocket upgrade request' },
-    },
-  }), websocketRoute as never);
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/ws',
+      tags: ['push'],
+      security: [{ session: [] }],
+      summary: 'The push channel (WebSocket): status every 2 s, invalidations, notifications',
+      description:
+        'A session cookie only (Bearer refused). A browser page must come from the panel (Origin equal to ' +
+        'Host); a client that sends no Origin (a script) is accepted.',
+      responses: {
+        101: { description: 'Switching Protocols' },
+        403: { description: 'Origin is not this panel' },
+        404: { description: 'No valid session (401 with the envelope for XMLHttpRequest)' },
+        426: { description: 'Not a WebSocket upgrade request' },
+      },
+    }),
+    websocketRoute as never,
+  );
   return app;
 }

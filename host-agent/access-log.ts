@@ -12,9 +12,11 @@ export const IP_LIMIT_LOG_FILE = 'ip-limit.log';
 const MAX_READ_BYTES = 8 * 1024 * 1024;
 
 // v2ray:  2026/11/22 01:48:47 127.0.0.1:43936 accepted tcp:127.0.0.1:18080 [direct] email: alice@x
-// Xray:   2026/11/22 01:48:47.123456 from 127.0.0.1:43936 accepted tcp:example.com:443 [in-443 -> direct] email: alice@x
+// Xray:   2026/11/22 01:48:47.123456 from 127.0.0.1:43936 accepted tcp:example.com:443 [in-443 -> direct] email:
+// alice@x
 // The source may carry a network prefix (tcp:/udp:) and IPv6 sources are bracketed ([2001:db8::1]:443).
-const LINE = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+(?:from\s+)?(?:(?:tcp|udp):)?(\S+)\s+accepted\s.*?\semail:\s*(\S+)\s*$/;
+const LINE =
+  /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+(?:from\s+)?(?:(?:tcp|udp):)?(\S+)\s+accepted\s.*?\semail:\s*(\S+)\s*$/;
 
 /** One access-log line → the client's email and source IP; null for anything else (rejected, no email, noise). */
 export function parseAccessLine(line: string): AccessObservation | null {

@@ -26,7 +26,12 @@ export function swaggerUiAssets(): DocsAssets {
       let p = cache.get(file);
       if (!p) {
         const d = root();
-        p = d ? readFile(join(d, file)).then((b) => new Uint8Array(b), () => null) : Promise.resolve(null);
+        p = d
+          ? readFile(join(d, file)).then(
+              (b) => new Uint8Array(b),
+              () => null,
+            )
+          : Promise.resolve(null);
         cache.set(file, p);
       }
       return p;

@@ -30,7 +30,8 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
   const resolve = opts.resolve ?? ((host: string) => lookup(host, { all: true, verbatim: true }));
 
   async function vet(url: URL, allowPrivate: boolean): Promise<{ address: string; family: number }> {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HttpFetchError(`refused ${url.protocol} URL: only http and https`, 'bad-url');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new HttpFetchError(`refused ${url.protocol} URL: only http and https`, 'bad-url');
     if (url.username || url.password) throw new HttpFetchError('refused URL with credentials', 'bad-url');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addrs: { address: string; family: number }[];
@@ -45,7 +46,11 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
     if (addrs.length === 0) throw new HttpFetchError(`cannot resolve ${host}`, 'network');
     if (!allowPrivate) {
       const bad = addrs.find((a) => !isPublicAddress(a.address));
-      if (bad) throw new HttpFetchError(`refused ${host}: ${bad.address} is a private, loopback or reserved address`, 'refused');
+      if (bad)
+        throw new HttpFetchError(
+          `refused ${host}: ${bad.address} is a private, loopback or reserved address`,
+          'refused',
+        );
     }
     return addrs[0]!;
   }
@@ -55,24 +60,43 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
    * handshake never fails on trust (rejectUnauthorized off), the check is ours — Node's own verdict on chain and
    * name for `verify`, the public key's hash for `pin`, nothing for `skip`.
    */
-  function trustedSocket(url: URL, target: { address: string; family: number }, tls: NonNullable<HttpRequest['tls']>, deadline: number): Promise<{ socket: TLSSocket; pin: string }> {
+  function trustedSocket(
+    url: URL,
+    target: { address: string; family: number },
+    tls: NonNullable<HttpRequest['tls']>,
+    deadline: number,
+  ): Promise<{ socket: TLSSocket; pin: string }> {
     return new Promise((resolveP, reject) => {
       const host = url.hostname.replace(/^\[|\]$/g, '');
       const socket = tlsConnect({
-        host: target.address, port: Number(url.port || 443), servername: isIP(host) ? undefined : host,
-        rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+        host: target.address,
+        port: Number(url.port || 443),
+        servername: isIP(host) ? undefined : host,
+        rejectUnauthorized: false,
+        ALPNProtocols: ['http/1.1'],
         // Node checks the name against `servername`, or the host when there is none: the name we asked for.
         checkServerIdentity: (_h, cert) => checkServerIdentity(host, cert),
       });
-      const timer = setTimeout(() => socket.destroy(new HttpFetchError(`TLS handshake with ${url.host} timed out`, 'timeout')), Math.max(1, deadline - Date.now()));
+      const timer = setTimeout(
+        () => socket.destroy(new HttpFetchError(`TLS handshake with ${url.host} timed out`, 'timeout')),
+        Math.max(1, deadline - Date.now()),
+      );
       socket.once('error', (err) => {
         clearTimeout(timer);
-        reject(err instanceof HttpFetchError ? err : new HttpFetchError(`TLS connection to ${url.host} failed: ${err.message}`, 'network'));
+        reject(
+          err instanceof HttpFetchError
+            ? err
+            : new HttpFetchError(`TLS connection to ${url.host} failed: ${err.message}`, 'network'),
+        );
       });
       socket.once('secureConnect', () => {
         clearTimeout(timer);
         const cert = socket.getPeerX509Certificate();
-        const pin = cert ? createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64') : '';
+        const pin = cert
+          ? createHash('sha256')
+              .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
+              .digest('base64')
+          : '';
         let problem = '';
         if (tls.mode === 'verify' && !socket.authorized) {
           problem = `the certificate of ${url.host} is not trusted (${String(socket.authorizationError)}); pin its key sha256/${pin} or fix the certificate`;
@@ -89,7 +113,13 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
     });
   }
 
-  async function once(url: URL, target: { address: string; family: number }, req: HttpRequest, deadline: number, maxBytes: number): Promise<HttpResponse> {
+  async function once(
+    url: URL,
+    target: { address: string; family: number },
+    req: HttpRequest,
+    deadline: number,
+    maxBytes: number,
+  ): Promise<HttpResponse> {
     const checked = url.protocol === 'https:' && req.tls ? await trustedSocket(url, target, req.tls, deadline) : null;
     return new Promise((resolveP, reject) => {
       const pinned: LookupFunction = (_host, options, cb) => {
@@ -102,16 +132,28 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const r = checked
         ? httpsRequest(url, { method: req.method ?? 'GET', headers, createConnection: () => checked.socket }) // no agent: the checked socket, used once
-        : send(url, { method: req.method ?? 'GET', headers, lookup: pinned, servername: isIP(url.hostname) ? undefined : url.hostname });
+        : send(url, {
+            method: req.method ?? 'GET',
+            headers,
+            lookup: pinned,
+            servername: isIP(url.hostname) ? undefined : url.hostname,
+          });
       const remaining = deadline - Date.now();
-      const timer = setTimeout(() => r.destroy(new HttpFetchError(`request to ${url.host} timed out`, 'timeout')), Math.max(1, remaining));
+      const timer = setTimeout(
+        () => r.destroy(new HttpFetchError(`request to ${url.host} timed out`, 'timeout')),
+        Math.max(1, remaining),
+      );
       // Settled once: a body cut short by the size cap must neither resolve (empty) nor throw uncaught.
       let settled = false;
       const fail = (err: unknown) => {
         clearTimeout(timer);
         if (settled) return;
         settled = true;
-        reject(err instanceof HttpFetchError ? err : new HttpFetchError(`request to ${url.host} failed: ${(err as Error).message}`, 'network', checked?.pin));
+        reject(
+          err instanceof HttpFetchError
+            ? err
+            : new HttpFetchError(`request to ${url.host} failed: ${(err as Error).message}`, 'network', checked?.pin),
+        );
       };
       r.on('error', fail);
       r.on('response', (res: IncomingMessage) => {
@@ -139,10 +181,14 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): HttpClient {
           if (settled) return;
           settled = true;
           const h: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
           const buf = Buffer.concat(chunks);
           resolveP({
-            status: res.statusCode ?? 0, headers: h, body: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), url: url.toString(),
+            status: res.statusCode ?? 0,
+            headers: h,
+            body: new Uint8Array(buf.buffer, buf.byteOffset, buf.length),
+            url: url.toString(),
             ...(checked ? { tlsPin: checked.pin } : {}),
           });
         });

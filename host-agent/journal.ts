@@ -29,7 +29,9 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
     try {
       accessSync(p, constants.X_OK);
       return p;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   return null;
 }
@@ -42,15 +44,25 @@ export function createSystemJournal(opts: JournalOptions = {}): SystemJournal {
       let unit = env.PANEL_SYSTEMD_UNIT || null;
       if (!unit) {
         if (!env.INVOCATION_ID) return { unavailable: 'the panel is not running under systemd' };
-        try { unit = unitFromCgroup(cgroup()); } catch { unit = null; }
-        if (!unit) return { unavailable: 'the panel runs under systemd but its unit name was not found (set PANEL_SYSTEMD_UNIT)' };
+        try {
+          unit = unitFromCgroup(cgroup());
+        } catch {
+          unit = null;
+        }
+        if (!unit)
+          return {
+            unavailable: 'the panel runs under systemd but its unit name was not found (set PANEL_SYSTEMD_UNIT)',
+          };
       }
       const bin = findOnPath('journalctl', env);
       if (!bin) return { unavailable: 'journalctl is not installed' };
       const args = ['-u', unit, '-n', String(count), '-p', PRIORITY[level], '--no-pager', '-o', 'short-iso'];
       return new Promise((resolve) => {
         execFile(bin, args, { env, timeout: 10_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-          if (err) resolve({ unavailable: `journalctl failed: ${(stderr || err.message).trim().split('\n')[0]!.slice(0, 200)}` });
+          if (err)
+            resolve({
+              unavailable: `journalctl failed: ${(stderr || err.message).trim().split('\n')[0]!.slice(0, 200)}`,
+            });
           else resolve({ lines: stdout.split('\n').filter((l) => l && !l.startsWith('-- ')) });
         });
       });

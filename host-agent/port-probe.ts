@@ -10,10 +10,14 @@ const anyHost = (listen: string): string =>
 
 const describe = (err: NodeJS.ErrnoException): string => {
   switch (err.code) {
-    case 'EADDRINUSE': return 'address already in use';
-    case 'EACCES': return 'permission denied (ports below 1024 need privileges)';
-    case 'EADDRNOTAVAIL': return 'the listen address is not available on this host';
-    default: return err.message;
+    case 'EADDRINUSE':
+      return 'address already in use';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges)';
+    case 'EADDRNOTAVAIL':
+      return 'the listen address is not available on this host';
+    default:
+      return err.message;
   }
 };
 

@@ -2,7 +2,20 @@
 // from a release zip into $PANEL_DATA_DIR/bin, writing geo files there, reading the core's log files in the data
 // directory, and the backups folder.
 import { execFile } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  constants,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ServerHost } from '../domain/ports/server-tools.js';
 import { parseVersion } from './core/binary.js';
@@ -16,8 +29,30 @@ export const CORE_LOG_FILES = ['access.log', 'error.log'];
 
 /** Xray's release asset name for a Node platform/arch (as published on the XTLS/Xray-core releases). */
 export function xrayAssetName(platform: string = process.platform, arch: string = process.arch): string | null {
-  const os = ({ linux: 'linux', darwin: 'macos', win32: 'windows', freebsd: 'freebsd', openbsd: 'openbsd', android: 'android' } as Record<string, string>)[platform];
-  const cpu = ({ x64: '64', arm64: 'arm64-v8a', arm: 'arm32-v7a', ia32: '32', s390x: 's390x', riscv64: 'riscv64', ppc64: 'linux-ppc64le', loong64: 'loong64', mips64el: 'mips64le', mipsel: 'mips32le' } as Record<string, string>)[arch];
+  const os = (
+    {
+      linux: 'linux',
+      darwin: 'macos',
+      win32: 'windows',
+      freebsd: 'freebsd',
+      openbsd: 'openbsd',
+      android: 'android',
+    } as Record<string, string>
+  )[platform];
+  const cpu = (
+    {
+      x64: '64',
+      arm64: 'arm64-v8a',
+      arm: 'arm32-v7a',
+      ia32: '32',
+      s390x: 's390x',
+      riscv64: 'riscv64',
+      ppc64: 'linux-ppc64le',
+      loong64: 'loong64',
+      mips64el: 'mips64le',
+      mipsel: 'mips32le',
+    } as Record<string, string>
+  )[arch];
   if (!os || !cpu) return null;
   if (cpu === 'linux-ppc64le') return os === 'linux' ? 'Xray-linux-ppc64le.zip' : null;
   return `Xray-${os}-${cpu}.zip`;
@@ -38,7 +73,11 @@ export function writeBytesAtomic(path: string, data: Uint8Array, mode = 0o600): 
     chmodSync(tmp, mode);
     renameSync(tmp, path);
   } catch (err) {
-    try { unlinkSync(tmp); } catch { /* gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* gone */
+    }
     throw err;
   }
 }
@@ -99,17 +138,23 @@ export function createServerHost(opts: ServerHostOptions): ServerHost {
       writeBytesAtomic(staged, data, 0o700);
       try {
         const v = await versionOf(staged);
-        if (v.flavour !== 'xray') throw new Error('the unpacked binary is not Xray (its -version output was not recognised)');
+        if (v.flavour !== 'xray')
+          throw new Error('the unpacked binary is not Xray (its -version output was not recognised)');
         renameSync(staged, target);
       } catch (err) {
-        try { unlinkSync(staged); } catch { /* gone */ }
+        try {
+          unlinkSync(staged);
+        } catch {
+          /* gone */
+        }
         throw err;
       }
       return target;
     },
 
     async writeGeoFile(name: string, data: Uint8Array): Promise<void> {
-      if (!SAFE_NAME.test(name) || name.includes('..') || !name.endsWith('.dat')) throw new Error(`refused geo file name ${name}`);
+      if (!SAFE_NAME.test(name) || name.includes('..') || !name.endsWith('.dat'))
+        throw new Error(`refused geo file name ${name}`);
       mkdirSync(bin, { recursive: true, mode: 0o700 });
       writeBytesAtomic(join(bin, name), data);
     },

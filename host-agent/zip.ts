@@ -19,7 +19,10 @@ export function listZip(zip: Uint8Array): ZipEntry[] {
   const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (v.getUint32(i, true) === EOCD) { eocd = i; break; }
+    if (v.getUint32(i, true) === EOCD) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd < 0) throw new Error('not a zip archive');
   const count = v.getUint16(eocd + 10, true);
@@ -40,7 +43,8 @@ export function listZip(zip: Uint8Array): ZipEntry[] {
       name: new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLen)),
     };
     if (flags & 1) throw new Error(`zip entry ${entry.name} is encrypted`);
-    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff) throw new Error('zip64 archives are not supported');
+    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff)
+      throw new Error('zip64 archives are not supported');
     entries.push(entry);
     at += 46 + nameLen + extraLen + commentLen;
   }
@@ -62,6 +66,7 @@ export function readZipEntry(zip: Uint8Array, name: string, maxBytes: number): U
   if (entry.method === 0) out = raw;
   else if (entry.method === 8) out = inflateRawSync(raw, { maxOutputLength: Math.max(1, maxBytes) });
   else throw new Error(`unsupported zip compression method ${entry.method}`);
-  if (out.length !== entry.size || (crc32(out) >>> 0) !== entry.crc) throw new Error(`${name}: checksum mismatch in the archive`);
+  if (out.length !== entry.size || crc32(out) >>> 0 !== entry.crc)
+    throw new Error(`${name}: checksum mismatch in the archive`);
   return out;
 }

@@ -10,30 +10,85 @@ mkdirSync(OUT, { recursive: true });
 const GB = 1024 ** 3;
 const core = process.env.PANEL_CORE_BIN || (existsSync('/usr/bin/v2ray') ? '/usr/bin/v2ray' : '/nonexistent/core');
 const panel = await startPanel({ coreBin: core });
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+  ],
+});
 try {
   const ports = await freePorts(2);
-  const a = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vless', port: ports[0], remark: 'Reality NL', enable: true, settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' } });
-  const b = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'trojan', port: ports[1], remark: 'Trojan WS', enable: true, settings: {}, streamSettings: { network: 'ws', security: 'none' } });
+  const a = await panel.api('POST', '/panel/api/inbounds/add', {
+    protocol: 'vless',
+    port: ports[0],
+    remark: 'Reality NL',
+    enable: true,
+    settings: { decryption: 'none' },
+    streamSettings: { network: 'tcp', security: 'none' },
+  });
+  const b = await panel.api('POST', '/panel/api/inbounds/add', {
+    protocol: 'trojan',
+    port: ports[1],
+    remark: 'Trojan WS',
+    enable: true,
+    settings: {},
+    streamSettings: { network: 'ws', security: 'none' },
+  });
   const now = Date.now();
   const clients = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'].map((n, i) => ({
-    client: { email: `${n}@example.com`, enable: i !== 5, totalGB: i % 3 ? (10 + i * 5) * GB : 0, expiryTime: i % 2 ? now + (i * 9 + 3) * 86_400_000 : 0, group: i < 4 ? 'team' : '' },
+    client: {
+      email: `${n}@example.com`,
+      enable: i !== 5,
+      totalGB: i % 3 ? (10 + i * 5) * GB : 0,
+      expiryTime: i % 2 ? now + (i * 9 + 3) * 86_400_000 : 0,
+      group: i < 4 ? 'team' : '',
+    },
     inboundIds: i % 2 ? [a.obj.id] : [a.obj.id, b.obj.id],
   }));
   await panel.api('POST', '/panel/api/clients/bulkCreate', clients);
   for (const [i, c] of clients.entries()) {
-    await panel.api('POST', `/panel/api/clients/updateTraffic/${encodeURIComponent(c.client.email)}`, { upload: Math.round(i * 0.7 * GB), download: Math.round(i * 1.3 * GB) });
+    await panel.api('POST', `/panel/api/clients/updateTraffic/${encodeURIComponent(c.client.email)}`, {
+      upload: Math.round(i * 0.7 * GB),
+      download: Math.round(i * 1.3 * GB),
+    });
   }
 
   const shots: [string, string, ((p: Page) => Promise<void>)?][] = [
     ['overview', 'panel/'],
     ['inbounds', 'panel/inbounds'],
     ['clients', 'panel/clients'],
-    ['client-links', 'panel/clients', async (p) => { await p.getByRole('button', { name: 'Links for alice@example.com' }).click(); await p.getByRole('img', { name: /^QR code/ }).first().waitFor(); }],
-    ['add-inbound', 'panel/inbounds', async (p) => { await p.getByRole('button', { name: 'Add inbound' }).click(); await p.getByRole('combobox', { name: 'Security' }).selectOption('reality'); await p.waitForTimeout(300); }],
+    [
+      'client-links',
+      'panel/clients',
+      async (p) => {
+        await p.getByRole('button', { name: 'Links for alice@example.com' }).click();
+        await p
+          .getByRole('img', { name: /^QR code/ })
+          .first()
+          .waitFor();
+      },
+    ],
+    [
+      'add-inbound',
+      'panel/inbounds',
+      async (p) => {
+        await p.getByRole('button', { name: 'Add inbound' }).click();
+        await p.getByRole('combobox', { name: 'Security' }).selectOption('reality');
+        await p.waitForTimeout(300);
+      },
+    ],
   ];
   for (const scheme of ['light', 'dark'] as const) {
-    for (const [device, opts] of [['desktop', DESKTOP], ['phone', { ...PHONE, deviceScaleFactor: 1 }]] as const) {
+    for (const [device, opts] of [
+      ['desktop', DESKTOP],
+      ['phone', { ...PHONE, deviceScaleFactor: 1 }],
+    ] as const) {
       const context = await browser.newContext({ ...opts, colorScheme: scheme });
       const page = await context.newPage();
       await page.goto(panel.url);

@@ -18,9 +18,22 @@ export const WORKER_OUT_DIR = join(ROOT, 'dist-worker');
 
 // The only node: modules the Worker may import: what workerd provides under nodejs_compat at the configured date.
 // node:fs and node:os are not among them (stack-notes.md); a bundle importing anything else would fail to load.
-const ALLOWED_NODE = new Set(['node:async_hooks', 'node:buffer', 'node:crypto', 'node:events', 'node:stream', 'node:util', 'node:string_decoder']);
+const ALLOWED_NODE = new Set([
+  'node:async_hooks',
+  'node:buffer',
+  'node:crypto',
+  'node:events',
+  'node:stream',
+  'node:util',
+  'node:string_decoder',
+]);
 
-export interface WorkerBundle { file: string; bytes: number; gzipBytes: number; imports: string[] }
+export interface WorkerBundle {
+  file: string;
+  bytes: number;
+  gzipBytes: number;
+  imports: string[];
+}
 
 /** Bundles the Worker into `outDir/worker.js`; fails when it imports a node: module workerd lacks. */
 export async function buildWorker(outDir = WORKER_OUT_DIR, opts: { minify?: boolean } = {}): Promise<WorkerBundle> {
@@ -42,9 +55,16 @@ export async function buildWorker(outDir = WORKER_OUT_DIR, opts: { minify?: bool
     logLevel: 'silent',
     legalComments: 'none',
   });
-  const imports = [...new Set(Object.values(res.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path)))].sort();
+  const imports = [
+    ...new Set(
+      Object.values(res.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path)),
+    ),
+  ].sort();
   const bad = imports.filter((p) => p.startsWith('node:') && !ALLOWED_NODE.has(p));
-  if (bad.length) throw new Error(`the Worker bundle imports ${bad.join(', ')}, which workerd does not provide: keep them out of its module graph`);
+  if (bad.length)
+    throw new Error(
+      `the Worker bundle imports ${bad.join(', ')}, which workerd does not provide: keep them out of its module graph`,
+    );
   const code = readFileSync(file);
   return { file, bytes: code.length, gzipBytes: gzipSync(code).length, imports };
 }
@@ -70,17 +90,23 @@ export interface WorkerInstance {
 const capnpString = (s: string) => JSON.stringify(s); // capnp text literals use the same escapes as JSON
 
 /**
- * A workerd config (written next to the bundle: embed paths are relative to it) serving the bundle once per instance, each on 127.0.0.1:port with its own bindings. The
+ * A workerd config (written next to the bundle: embed paths are relative to it) serving the bundle once per instance,
+ * each on 127.0.0.1:port with its own bindings. The
  * Workers' outbound network may reach private and loopback addresses (the database runs next to it here).
  */
 export function workerdConfig(bundleFile: string, instances: WorkerInstance[]): string {
   const { date, flags } = wranglerCompat();
   const services = instances.map((w) => `(name = ${capnpString(w.name)}, worker = .w${w.name})`);
-  const sockets = instances.map((w) => `(name = ${capnpString(w.name)}, address = "127.0.0.1:${w.port}", http = (), service = ${capnpString(w.name)})`);
+  const sockets = instances.map(
+    (w) =>
+      `(name = ${capnpString(w.name)}, address = "127.0.0.1:${w.port}", http = (), service = ${capnpString(w.name)})`,
+  );
   const workers = instances.map((w) => {
     const bindings = [
       ...Object.entries(w.text ?? {}).map(([k, v]) => `(name = ${capnpString(k)}, text = ${capnpString(v)})`),
-      ...Object.entries(w.json ?? {}).map(([k, v]) => `(name = ${capnpString(k)}, json = ${capnpString(JSON.stringify(v))})`),
+      ...Object.entries(w.json ?? {}).map(
+        ([k, v]) => `(name = ${capnpString(k)}, json = ${capnpString(JSON.stringify(v))})`,
+      ),
     ];
     return `const w${w.name} :Workerd.Worker = (
   modules = [(name = "worker.js", esModule = embed ${capnpString(basename(bundleFile))})],
@@ -119,10 +145,16 @@ export async function freePort(): Promise<number> {
 }
 
 /** Writes the config next to the bundle and starts `workerd serve`; resolves once every socket answers HTTP. */
-export async function startWorkerd(bundle: WorkerBundle, instances: WorkerInstance[], opts: { stdio?: 'inherit' | 'pipe' } = {}): Promise<{ proc: ChildProcess; output(): string; stop(): Promise<void> }> {
+export async function startWorkerd(
+  bundle: WorkerBundle,
+  instances: WorkerInstance[],
+  opts: { stdio?: 'inherit' | 'pipe' } = {},
+): Promise<{ proc: ChildProcess; output(): string; stop(): Promise<void> }> {
   const config = join(dirname(bundle.file), 'workerd.capnp');
   writeFileSync(config, workerdConfig(bundle.file, instances));
-  const proc = spawn(workerdBin(), ['serve', config, '--verbose'], { stdio: ['ignore', opts.stdio ?? 'pipe', opts.stdio ?? 'pipe'] });
+  const proc = spawn(workerdBin(), ['serve', config, '--verbose'], {
+    stdio: ['ignore', opts.stdio ?? 'pipe', opts.stdio ?? 'pipe'],
+  });
   let out = '';
   proc.stdout?.on('data', (d) => (out += d));
   proc.stderr?.on('data', (d) => (out += d));

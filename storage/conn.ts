@@ -59,7 +59,14 @@ export interface Connection extends Conn {
   readonly description: string;
 }
 
-function makeConn(dialect: Dialect, db: Db, t: Tables, inTx: boolean, mutex: Mutex, readAside: ReadAside | null = null): Conn {
+function makeConn(
+  dialect: Dialect,
+  db: Db,
+  t: Tables,
+  inTx: boolean,
+  mutex: Mutex,
+  readAside: ReadAside | null = null,
+): Conn {
   const conn: Conn = {
     dialect,
     db,
@@ -131,7 +138,9 @@ export async function connect(url: string): Promise<Connection> {
     const base = makeConn('pg', db, pgSchema as unknown as Tables, false, mutex);
     return { ...base, description: redact(url), close: () => client.end({ timeout: 5 }) };
   }
-  const client: LibsqlClient = createClient({ url, timeout: 5000, concurrency: 4 } as Parameters<typeof createClient>[0]);
+  const client: LibsqlClient = createClient({ url, timeout: 5000, concurrency: 4 } as Parameters<
+    typeof createClient
+  >[0]);
   if (url !== ':memory:' && !url.includes(':memory:')) {
     await client.execute('PRAGMA journal_mode=WAL');
     await client.execute('PRAGMA synchronous=NORMAL');

@@ -33,7 +33,8 @@ export function tableSpecs(): TableSpec[] {
   const byName = new Map<string, { spec: TableSpec; deps: string[] }>();
   for (const table of tables) {
     const cfg = getTableConfig(table);
-    const pk = cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name);
+    const pk =
+      cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name);
     const serialCol = cfg.columns.find((c) => c.primary && c.columnType === 'SQLiteInteger' && c.name === 'id');
     byName.set(cfg.name, {
       spec: {
@@ -85,7 +86,10 @@ export async function* readTable(c: Conn, spec: TableSpec): AsyncGenerator<Recor
   let last: unknown[] | null = null;
   for (;;) {
     const where: SQL = last
-      ? sql`WHERE (${list(spec.pk)}) > (${sql.join(last.map((v) => sql`${v}`), sql`, `)})`
+      ? sql`WHERE (${list(spec.pk)}) > (${sql.join(
+          last.map((v) => sql`${v}`),
+          sql`, `,
+        )})`
       : sql``;
     const rows = await c.all<Record<string, unknown>>(
       sql`SELECT ${list(spec.columns)} FROM ${ident(spec.name)} ${where} ORDER BY ${list(spec.pk)} LIMIT ${PAGE_ROWS}`,
@@ -178,7 +182,11 @@ export interface CopyProgress {
  * REPEATABLE READ one, so every table comes from the same moment); `to` is emptied and filled inside one
  * transaction, so a failure leaves it as it was. Both must be at the same schema version.
  */
-export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgress) => void): Promise<{ tables: number; rows: number }> {
+export async function copyAll(
+  from: Conn,
+  to: Conn,
+  onProgress?: (p: CopyProgress) => void,
+): Promise<{ tables: number; rows: number }> {
   const tables = tableSpecs();
   return from.tx(async (src) => {
     if (src.dialect === 'pg') await src.exec(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
@@ -186,7 +194,12 @@ export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgres
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     return to.tx(async (dst) => {
       if (dst.dialect === 'pg') {
-        await dst.exec(sql`TRUNCATE ${sql.join(tables.map((t) => ident(t.name)), sql`, `)}`);
+        await dst.exec(
+          sql`TRUNCATE ${sql.join(
+            tables.map((t) => ident(t.name)),
+            sql`, `,
+          )}`,
+        );
       } else {
         for (const t of [...tables].reverse()) await dst.exec(sql`DELETE FROM ${ident(t.name)}`);
       }
@@ -196,7 +209,7 @@ export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgres
           try {
             await insertRows(dst, t, page);
           } catch (err) {
-            throw new Error(`table ${t.name}: ${rootMessage(err)}`);
+            throw new Error(`table ${t.name}: ${rootMessage(err)}`, { cause: err });
           }
           done += page.length;
           onProgress?.({ table: t.name, done, total });
@@ -212,14 +225,20 @@ export async function copyAll(from: Conn, to: Conn, onProgress?: (p: CopyProgres
  * `panel db copy`: migrates `toUrl`, refuses it when it already holds panel data (unless `force`), then copies
  * every table of `fromUrl` into it in one transaction.
  */
-export async function copyDatabase(fromUrl: string, toUrl: string, opts: { force?: boolean; onProgress?: (p: CopyProgress) => void } = {}) {
+export async function copyDatabase(
+  fromUrl: string,
+  toUrl: string,
+  opts: { force?: boolean; onProgress?: (p: CopyProgress) => void } = {},
+) {
   await runMigrations(fromUrl);
   await runMigrations(toUrl);
   const [from, to] = [await connect(fromUrl), await connect(toUrl)];
   try {
     const existing = Object.values(await rowCounts(to)).reduce((a, b) => a + b, 0);
     if (existing > 0 && !opts.force) {
-      throw new DomainError(`the target ${to.description} already holds panel data (${existing} rows); add --force to replace it`);
+      throw new DomainError(
+        `the target ${to.description} already holds panel data (${existing} rows); add --force to replace it`,
+      );
     }
     return { ...(await copyAll(from, to, opts.onProgress)), replaced: existing };
   } finally {

@@ -42,24 +42,34 @@ export async function runMigrations(url: string): Promise<void> {
  * migration already applied to the database must be one this build knows, else the build is older than the
  * data and must not run on it. Pending ones are fine: the build applies them when it starts.
  */
-export async function checkMigrations(url: string): Promise<{ applied: number; known: number; pending: number; unknown: number }> {
+export async function checkMigrations(
+  url: string,
+): Promise<{ applied: number; known: number; pending: number; unknown: number }> {
   const dialect = dialectOf(url) === 'pg' ? 'pg' : 'sqlite';
-  const journal = JSON.parse(readFileSync(join(folder(dialect), 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const journal = JSON.parse(readFileSync(join(folder(dialect), 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
   const known = new Set(journal.entries.map((e) => Number(e.when)));
   let applied: number[] = [];
   if (dialect === 'pg') {
     const client = postgres(url, { max: 1, onnotice: () => {} });
     try {
       const [exists] = await client`SELECT to_regclass('drizzle.__drizzle_migrations') AS t`;
-      if (exists?.t) applied = (await client`SELECT created_at FROM drizzle.__drizzle_migrations`).map((r) => Number(r.created_at));
+      if (exists?.t)
+        applied = (await client`SELECT created_at FROM drizzle.__drizzle_migrations`).map((r) => Number(r.created_at));
     } finally {
       await client.end({ timeout: 5 });
     }
   } else {
     const client = createClient({ url });
     try {
-      const t = await client.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'");
-      if (t.rows.length) applied = (await client.execute('SELECT created_at FROM __drizzle_migrations')).rows.map((r) => Number(r.created_at));
+      const t = await client.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'",
+      );
+      if (t.rows.length)
+        applied = (await client.execute('SELECT created_at FROM __drizzle_migrations')).rows.map((r) =>
+          Number(r.created_at),
+        );
     } finally {
       client.close();
     }

@@ -1,4 +1,5 @@
-// A second, read-only SQLite connection on a worker thread (docs/decisions/0004). libsql runs a statement on the calling thread, so two
+// A second, read-only SQLite connection on a worker thread (docs/decisions/0004). libsql runs a statement on the
+// calling thread, so two
 // statements on the main connection run one after the other and hold the event loop meanwhile; one sent here runs
 // on the other core while the main thread runs another (inbounds/get of a large inbound builds its two halves so).
 // The file is in WAL mode: this connection reads the last committed state without blocking the writer.

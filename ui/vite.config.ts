@@ -10,7 +10,10 @@ export default defineConfig({
   base: '/__PANEL_BASE__/',
   logLevel: 'warn',
   // Chunks find each other relative to themselves, never through the base placeholder.
-  experimental: { renderBuiltUrl: (_file: string, { hostType }: { hostType: string }) => (hostType === 'js' ? { relative: true } : undefined) },
+  experimental: {
+    renderBuiltUrl: (_file: string, { hostType }: { hostType: string }) =>
+      hostType === 'js' ? { relative: true } : undefined,
+  },
   build: {
     outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
     emptyOutDir: true,

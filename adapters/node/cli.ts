@@ -42,7 +42,10 @@ function parseArgs(args: string[], flags: string[], valued: string[]) {
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (!a.startsWith('--')) { rest.push(a); continue; }
+    if (!a.startsWith('--')) {
+      rest.push(a);
+      continue;
+    }
     const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     if (flags.includes(name)) opts[name] = true;
     else if (valued.includes(name)) {
@@ -76,7 +79,11 @@ async function withServices<T>(config: NodeConfig, fn: (s: Services) => Promise<
   }
 }
 
-export async function runCli(argv: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(
+  argv: string[],
+  out: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const [command, ...args] = argv;
   if (!command || command === 'help' || command === '--help' || command === '-h') {
     out(USAGE);
@@ -93,7 +100,9 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
         await s.auth.setAdmin(opts.username as string, opts.password as string);
         if (opts['reset-2fa']) await s.settings.update({ twoFactorEnable: false, twoFactorToken: '' });
       });
-      out(`admin credential set for ${(opts.username as string).trim()}; every session was signed out${opts['reset-2fa'] ? '; two-factor login turned off' : ''}`);
+      out(
+        `admin credential set for ${(opts.username as string).trim()}; every session was signed out${opts['reset-2fa'] ? '; two-factor login turned off' : ''}`,
+      );
       return 0;
     }
     case 'settings': {
@@ -105,7 +114,9 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       } else {
         for (const key of SETTING_KEYS) {
           const env = config.overrideSources[key];
-          out(`${key} = ${JSON.stringify(settings[key])}${env ? `   (from ${env}; stored value ignored while it is set)` : ''}`);
+          out(
+            `${key} = ${JSON.stringify(settings[key])}${env ? `   (from ${env}; stored value ignored while it is set)` : ''}`,
+          );
         }
       }
       return 0;
@@ -117,7 +128,21 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       const env = config.overrideSources[key as keyof typeof config.overrideSources];
       out(changed.length ? `${key} saved` : `${key} unchanged`);
       if (env) out(`note: ${env} is set and overrides ${key} while it is set`);
-      if (changed.length && ['webListen', 'webPort', 'webBasePath', 'webCertFile', 'webKeyFile', 'subEnable', 'subListen', 'subPort', 'subCertFile', 'subKeyFile'].includes(key)) {
+      if (
+        changed.length &&
+        [
+          'webListen',
+          'webPort',
+          'webBasePath',
+          'webCertFile',
+          'webKeyFile',
+          'subEnable',
+          'subListen',
+          'subPort',
+          'subCertFile',
+          'subKeyFile',
+        ].includes(key)
+      ) {
         out('a running panel applies this after a restart (Settings → restart panel, or restart the service)');
       }
       return 0;
@@ -134,7 +159,9 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
       if (args.length) throw new UsageError('check-migrations takes no arguments');
       const r = await checkMigrations(config.dbUrl);
       if (r.unknown > 0) {
-        out(`${r.unknown} migration(s) applied to ${redact(config.dbUrl)} are unknown to this build: it is older than the data`);
+        out(
+          `${r.unknown} migration(s) applied to ${redact(config.dbUrl)} are unknown to this build: it is older than the data`,
+        );
         return 1;
       }
       out(`migrations ok: ${r.applied} applied, ${r.pending} pending of ${r.known} known`);
@@ -156,7 +183,12 @@ export async function runCli(argv: string[], out: (line: string) => void, env: N
 /** How often a long copy prints its progress line. */
 const PROGRESS_EVERY_MS = 2000;
 
-async function dbCommand(config: NodeConfig, args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv): Promise<number> {
+async function dbCommand(
+  config: NodeConfig,
+  args: string[],
+  out: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'export': {
@@ -171,9 +203,15 @@ async function dbCommand(config: NodeConfig, args: string[], out: (line: string)
       if (rest.length !== 1) throw new UsageError('db import FILE');
       const file = resolve(rest[0]!);
       const r = await withServices(config, (s) => s.serverTools.importDatabaseFile(file));
-      out(`imported ${r.rows} rows${r.format === 'x-ui' ? ' converted from a 3x-ui database' : ''} into ${redact(config.dbUrl)}; the previous data is kept at ${r.backup}`);
+      out(
+        `imported ${r.rows} rows${r.format === 'x-ui' ? ' converted from a 3x-ui database' : ''} into ${redact(config.dbUrl)}; the previous data is kept at ${r.backup}`,
+      );
       if (r.format === 'x-ui') {
-        out(`converted: ${Object.entries(r.converted).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+        out(
+          `converted: ${Object.entries(r.converted)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
         for (const s of r.skipped) out(`not converted: ${s.what}: ${s.reason}`);
       }
       if (r.newAdminPassword) out(`the admin password was reset (shown once): ${r.newAdminPassword}`);
@@ -201,10 +239,14 @@ async function dbCommand(config: NodeConfig, args: string[], out: (line: string)
           const now = Date.now();
           if (now - last < every) return;
           last = now;
-          out(`copying: ${p.done}/${p.total} rows (${Math.round((p.done / Math.max(p.total, 1)) * 100)}%, table ${p.table})`);
+          out(
+            `copying: ${p.done}/${p.total} rows (${Math.round((p.done / Math.max(p.total, 1)) * 100)}%, table ${p.table})`,
+          );
         },
       });
-      out(`copied ${r.rows} rows in ${r.tables} tables from ${redact(config.dbUrl)} to ${redact(to)} in ${((Date.now() - started) / 1000).toFixed(1)} s${r.replaced ? ` (replacing ${r.replaced} rows)` : ''}`);
+      out(
+        `copied ${r.rows} rows in ${r.tables} tables from ${redact(config.dbUrl)} to ${redact(to)} in ${((Date.now() - started) / 1000).toFixed(1)} s${r.replaced ? ` (replacing ${r.replaced} rows)` : ''}`,
+      );
       out(`to run the panel on it: set PANEL_DB_URL=${redact(to)} and restart`);
       return 0;
     }

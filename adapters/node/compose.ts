@@ -91,7 +91,10 @@ export async function composeNode(config: NodeConfig, hooks: ComposeHooks): Prom
     pusherOptions: { log: (msg, fields) => logger.warn(msg, fields) },
     providers: providerOptions(),
     serverTools: nodeServerTools({
-      dataDir: config.dataDir, coreBin: config.coreBin, supervisor: () => running, supervisorBin: coreBin,
+      dataDir: config.dataDir,
+      coreBin: config.coreBin,
+      supervisor: () => running,
+      supervisorBin: coreBin,
       dbFile: config.dbUrl.startsWith('file:') ? config.dbUrl.slice(5) : null,
     }),
   });

@@ -50,7 +50,9 @@ function findPackageJson(): string {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     try {
       if (JSON.parse(readFileSync(p, 'utf8')).name === 'proxy-panel') return p;
-    } catch { /* try the next */ }
+    } catch {
+      /* try the next */
+    }
   }
   throw new Error('package.json not found');
 }
@@ -71,7 +73,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig {
     overrideSources[key] = name;
   }
   const level = (env.PANEL_LOG_LEVEL || 'info').toLowerCase();
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`PANEL_LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
+  if (!['debug', 'info', 'warn', 'error'].includes(level))
+    throw new Error(`PANEL_LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
   return {
     dataDir,
     dbUrl: env.PANEL_DB_URL || `file:${resolve(dataDir, 'panel.db')}`,

@@ -40,7 +40,11 @@ export class JobRunner {
       job.timer = setTimeout(() => {
         job.timer = null;
         job.running = fn()
-          .then(() => undefined, (err) => this.logger.error(`job ${name} failed`, { error: err instanceof Error ? err.message : String(err) }))
+          .then(
+            () => undefined,
+            (err) =>
+              this.logger.error(`job ${name} failed`, { error: err instanceof Error ? err.message : String(err) }),
+          )
           .finally(() => {
             job.running = null;
             schedule();
@@ -102,11 +106,14 @@ export class TrafficJobs {
     await this.accessLog.refresh(this.services);
     this.unsubscribe = this.events.on('settings.changed', (e) => {
       if (!e.keys.includes('ipLimitEnable')) return;
-      void this.accessLog.refresh(this.services).then(async (changed) => {
-        if (!changed || this.services.core.status().state !== 'running') return;
-        this.logger.info('ipLimitEnable changed: restarting the core to switch its access log');
-        await this.services.core.restart();
-      }).catch((err) => this.logger.warn('switching the core access log failed', { error: String(err) }));
+      void this.accessLog
+        .refresh(this.services)
+        .then(async (changed) => {
+          if (!changed || this.services.core.status().state !== 'running') return;
+          this.logger.info('ipLimitEnable changed: restarting the core to switch its access log');
+          await this.services.core.restart();
+        })
+        .catch((err) => this.logger.warn('switching the core access log failed', { error: String(err) }));
     });
     this.runner = new JobRunner(this.logger);
     this.runner.every('traffic', this.intervalMs, () => this.services.traffic.tick());
@@ -120,9 +127,15 @@ export class TrafficJobs {
     this.runner = null;
     try {
       const d = await this.services.traffic.flush();
-      this.logger.info('traffic counters flushed', { clients: d.clients.length, inbounds: d.inbounds.length, outbounds: d.outbounds.length });
+      this.logger.info('traffic counters flushed', {
+        clients: d.clients.length,
+        inbounds: d.inbounds.length,
+        outbounds: d.outbounds.length,
+      });
     } catch (err) {
-      this.logger.error('flushing traffic counters failed', { error: err instanceof Error ? err.message : String(err) });
+      this.logger.error('flushing traffic counters failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 }

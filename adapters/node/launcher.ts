@@ -20,7 +20,9 @@ const readyFile = join(dataDir, READY_FILE);
 const healthMs = Number(process.env.PANEL_UPDATE_HEALTH_MS) || 60_000;
 
 const log = (msg: string, fields: Record<string, unknown> = {}) =>
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `launcher: ${msg}`, ...fields })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: `launcher: ${msg}`, ...fields })}\n`,
+  );
 
 let child: ChildProcess | null = null;
 let stopping = false;
@@ -28,15 +30,19 @@ let stopping = false;
 function start(): ChildProcess {
   rmSync(readyFile, { force: true });
   const main = join(prefix, 'current', 'dist', 'adapters', 'node', 'main.js');
-  const c = spawn(process.execPath, [main], { stdio: 'inherit', env: { ...process.env, PANEL_PREFIX: prefix, PANEL_LAUNCHER: '1' } });
+  const c = spawn(process.execPath, [main], {
+    stdio: 'inherit',
+    env: { ...process.env, PANEL_PREFIX: prefix, PANEL_LAUNCHER: '1' },
+  });
   child = c;
   return c;
 }
 
-const exited = (c: ChildProcess) => new Promise<number>((r) => {
-  if (c.exitCode !== null || c.signalCode !== null) r(c.exitCode ?? 1);
-  else c.once('exit', (code) => r(code ?? 1));
-});
+const exited = (c: ChildProcess) =>
+  new Promise<number>((r) => {
+    if (c.exitCode !== null || c.signalCode !== null) r(c.exitCode ?? 1);
+    else c.once('exit', (code) => r(code ?? 1));
+  });
 
 async function stopChild(c: ChildProcess): Promise<void> {
   if (c.exitCode !== null || c.signalCode !== null) return;
@@ -61,15 +67,29 @@ async function healthy(c: ChildProcess, version: string): Promise<boolean> {
     try {
       const r = JSON.parse(readFileSync(readyFile, 'utf8')) as { version?: string; pid?: number };
       if (r.version === version && r.pid === c.pid) return true;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return false;
 }
 
 function status(p: PendingUpdate, result: 'updated' | 'rolled-back', reason?: string): void {
-  writeFileSync(join(prefix, STATUS_FILE), JSON.stringify({ result, from: p.fromVersion, to: p.toVersion, at: Date.now(), ...(reason ? { reason } : {}) }, null, 2));
-  log(result === 'updated' ? `updated ${p.fromVersion} -> ${p.toVersion}` : `rolled back ${p.toVersion} -> ${p.fromVersion}`, reason ? { reason } : {});
+  writeFileSync(
+    join(prefix, STATUS_FILE),
+    JSON.stringify(
+      { result, from: p.fromVersion, to: p.toVersion, at: Date.now(), ...(reason ? { reason } : {}) },
+      null,
+      2,
+    ),
+  );
+  log(
+    result === 'updated'
+      ? `updated ${p.fromVersion} -> ${p.toVersion}`
+      : `rolled back ${p.toVersion} -> ${p.fromVersion}`,
+    reason ? { reason } : {},
+  );
 }
 
 function restoreDatabase(p: PendingUpdate): void {
@@ -89,7 +109,11 @@ async function rollback(p: PendingUpdate, reason: string): Promise<void> {
 async function runOnce(): Promise<number | null> {
   // A launcher that died during a trial left the trial file: that update did not prove itself.
   const trialPath = join(prefix, TRIAL_FILE);
-  if (existsSync(trialPath)) await rollback(JSON.parse(readFileSync(trialPath, 'utf8')) as PendingUpdate, 'the launcher stopped during the health check');
+  if (existsSync(trialPath))
+    await rollback(
+      JSON.parse(readFileSync(trialPath, 'utf8')) as PendingUpdate,
+      'the launcher stopped during the health check',
+    );
   const pendingPath = join(prefix, PENDING_FILE);
   let trial: PendingUpdate | null = null;
   if (existsSync(pendingPath)) {
@@ -104,7 +128,10 @@ async function runOnce(): Promise<number | null> {
       rmSync(trialPath, { force: true });
       status(trial, 'updated');
     } else {
-      const reason = c.exitCode !== null ? `it exited with code ${c.exitCode}` : `it was not ready within ${Math.round(healthMs / 1000)} s`;
+      const reason =
+        c.exitCode !== null
+          ? `it exited with code ${c.exitCode}`
+          : `it was not ready within ${Math.round(healthMs / 1000)} s`;
       await stopChild(c);
       await rollback(trial, reason);
       return stopping ? 0 : null;

@@ -16,7 +16,10 @@ function clean(fields: Record<string, unknown> | undefined): Record<string, unkn
   return out;
 }
 
-export function createLogger(level: LogLevel, sink: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Logger {
+export function createLogger(
+  level: LogLevel,
+  sink: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Logger {
   const log = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     let line: string;

@@ -13,7 +13,10 @@ const STOP_DEADLINE_MS = 9000;
 async function main(): Promise<void> {
   const config = readConfig();
   // The last lines also stay in memory for POST /panel/api/server/logs/:count.
-  const logger = createLogger(config.logLevel, panelLogRing.tee((l) => process.stderr.write(`${l}\n`)));
+  const logger = createLogger(
+    config.logLevel,
+    panelLogRing.tee((l) => process.stderr.write(`${l}\n`)),
+  );
   const server = new PanelServer(config, logger);
   // The handlers go in before start: the listeners are announced before the core has started, and a signal
   // that arrives in between must stop the service gracefully, not kill it.
@@ -41,7 +44,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   await started;
   // The launcher's health check of a self-update waits for this file with the new version and this pid.
-  writeFileSync(join(config.dataDir, READY_FILE), JSON.stringify({ version: config.panelVersion, pid: process.pid }), { mode: 0o600 });
+  writeFileSync(join(config.dataDir, READY_FILE), JSON.stringify({ version: config.panelVersion, pid: process.pid }), {
+    mode: 0o600,
+  });
 }
 
 main().catch((err) => {

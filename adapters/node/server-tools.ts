@@ -27,7 +27,10 @@ export function nodeServerTools(opts: NodeServerToolsOptions): ServerToolsPorts 
   const coreSwitch: CoreBinarySwitch = {
     async activate(path) {
       if (opts.coreBin && opts.coreBin !== path) {
-        return { ok: false, note: `PANEL_CORE_BIN=${opts.coreBin} selects another binary; unset it and restart the panel to use ${path}` };
+        return {
+          ok: false,
+          note: `PANEL_CORE_BIN=${opts.coreBin} selects another binary; unset it and restart the panel to use ${path}`,
+        };
       }
       const sup = opts.supervisor();
       if (!sup || opts.supervisorBin !== local) {
@@ -49,7 +52,11 @@ export function nodeServerTools(opts: NodeServerToolsOptions): ServerToolsPorts 
     },
   });
   return {
-    host: createServerHost({ dataDir: opts.dataDir }), logs: panelLogRing, journal: createSystemJournal(), coreSwitch, installer,
+    host: createServerHost({ dataDir: opts.dataDir }),
+    logs: panelLogRing,
+    journal: createSystemJournal(),
+    coreSwitch,
+    installer,
     // The panel's own release feed (RUNTIME.md): a mirror may live on a private network.
     panelFeed: { api: env.PANEL_RELEASE_API || undefined, download: env.PANEL_RELEASE_DOWNLOAD || undefined },
     panelRepo: env.PANEL_RELEASE_REPO || undefined,

@@ -2,7 +2,8 @@
 // graceful stop.
 //
 // Lifecycle:  start()  = composeNode (store, migrations, services) → admin → startWork() → listen() → sampler
-//             restart  = stopWork() → close listeners (WebSockets 1001) → startWork() → listen() (new ports / base path / TLS)
+//             restart  = stopWork() → close listeners (WebSockets 1001) → startWork() → listen() (new ports / base path
+// / TLS)
 //             stop()   = stop sampler → close WebSockets (1001) and listeners (in-flight requests finish, 2 s grace)
 //                        → stopWork() → close store
 // What runs is built by compose.ts; background jobs start and stop in startWork()/stopWork().
@@ -53,7 +54,10 @@ function closeServer(server: ServerType | null, graceMs: number): Promise<void> 
 
 const hostForUrl = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
-interface Tls { key: Buffer; cert: Buffer }
+interface Tls {
+  key: Buffer;
+  cert: Buffer;
+}
 
 function readTls(certFile: string, keyFile: string): Tls | null {
   if (!certFile || !keyFile) return null;
@@ -90,11 +94,17 @@ export class PanelServer {
   panelUrl = '';
   subUrl = '';
 
-  constructor(private config: NodeConfig, private logger: Logger, private print: (line: string) => void = console.log) {}
+  constructor(
+    private config: NodeConfig,
+    private logger: Logger,
+    private print: (line: string) => void = console.log,
+  ) {}
 
   async start(): Promise<void> {
     const built = await composeNode(this.config, {
-      events: this.events, logger: this.logger, requestRestart: (ms) => this.scheduleRestart(ms),
+      events: this.events,
+      logger: this.logger,
+      requestRestart: (ms) => this.scheduleRestart(ms),
     });
     this.store = built.store;
     this.services = built.services;
@@ -103,9 +113,13 @@ export class PanelServer {
     await this.services.init();
     const admin = await this.services.auth.ensureAdmin(this.config.adminUsername, this.config.adminPassword);
     if (admin.created && admin.generatedPassword) {
-      this.print(`admin credential created: username ${admin.username} password ${admin.generatedPassword} (shown once; change it in Settings)`);
+      this.print(
+        `admin credential created: username ${admin.username} password ${admin.generatedPassword} (shown once; change it in Settings)`,
+      );
     } else if (admin.created) {
-      this.logger.info('admin credential created from PANEL_ADMIN_USERNAME/PANEL_ADMIN_PASSWORD', { username: admin.username });
+      this.logger.info('admin credential created from PANEL_ADMIN_USERNAME/PANEL_ADMIN_PASSWORD', {
+        username: admin.username,
+      });
     }
     for (const [key, env] of Object.entries(this.config.overrideSources)) {
       this.logger.info('setting overridden by the environment', { key, env });
@@ -146,8 +160,14 @@ export class PanelServer {
 
   private async listen(p: ListenPlan): Promise<void> {
     const panelApp = createPanelApp({
-      services: this.services, clientIp: peerAddress, basePath: p.basePath, secure: !!p.panelTls, logger: this.logger,
-      upgradeWebSocket, ui: loadUiAssets(), docsAssets: swaggerUiAssets(),
+      services: this.services,
+      clientIp: peerAddress,
+      basePath: p.basePath,
+      secure: !!p.panelTls,
+      logger: this.logger,
+      upgradeWebSocket,
+      ui: loadUiAssets(),
+      docsAssets: swaggerUiAssets(),
     });
     // Clients send nothing but control frames: a small payload cap.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -183,13 +203,19 @@ export class PanelServer {
 
   private scheduleRestart(delayMs: number): void {
     if (this.restarting) return;
-    this.events.emit('notification', { title: 'Panel restart', body: `restarting in ${delayMs / 1000} s`, severity: 'info' });
+    this.events.emit('notification', {
+      title: 'Panel restart',
+      body: `restarting in ${delayMs / 1000} s`,
+      severity: 'info',
+    });
     let done!: () => void;
     this.restarting = new Promise((r) => (done = r));
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.restart()
-        .catch((err) => this.logger.error('panel restart failed', { error: err instanceof Error ? err.message : String(err) }))
+        .catch((err) =>
+          this.logger.error('panel restart failed', { error: err instanceof Error ? err.message : String(err) }),
+        )
         .finally(() => {
           this.restarting = null;
           done();
@@ -212,8 +238,14 @@ export class PanelServer {
       await this.listen(await this.plan());
     } catch (err) {
       if (!this.lastGood) throw err;
-      this.logger.error('the new listener settings failed; keeping the previous ones', { error: err instanceof Error ? err.message : String(err) });
-      this.events.emit('notification', { title: 'Panel restart', body: `new listener settings failed: ${String(err)}`, severity: 'error' });
+      this.logger.error('the new listener settings failed; keeping the previous ones', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      this.events.emit('notification', {
+        title: 'Panel restart',
+        body: `new listener settings failed: ${String(err)}`,
+        severity: 'error',
+      });
       await this.listen(this.lastGood);
     }
   }
@@ -241,7 +273,10 @@ export class PanelServer {
    * server.close() for the whole grace period), then waits for in-flight requests (2 s grace).
    */
   private async closeListeners(reason: string): Promise<void> {
-    const closing = Promise.all([closeServer(this.panelServer, CLOSE_GRACE_MS), closeServer(this.subServer, CLOSE_GRACE_MS)]);
+    const closing = Promise.all([
+      closeServer(this.panelServer, CLOSE_GRACE_MS),
+      closeServer(this.subServer, CLOSE_GRACE_MS),
+    ]);
     this.services?.push.disconnectAll(reason);
     this.wss?.close();
     this.wss = null;
@@ -260,7 +295,17 @@ function listenOn(
   const websocket = wss ? { server: wss } : undefined;
   return new Promise((resolve, reject) => {
     const server = tls
-      ? serve({ fetch, hostname, port, websocket, createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } }, () => resolve(server))
+      ? serve(
+          {
+            fetch,
+            hostname,
+            port,
+            websocket,
+            createServer: createHttpsServer,
+            serverOptions: { key: tls.key, cert: tls.cert },
+          },
+          () => resolve(server),
+        )
       : serve({ fetch, hostname, port, websocket }, () => resolve(server));
     server.once('error', reject);
   });

@@ -20,7 +20,8 @@ export function loadUiAssets(dir: string | null = uiBuildDir()): UiAssets | unde
   const assets = join(dir, 'assets');
   for (const name of readdirSync(assets)) {
     if (name.endsWith('.br') || name.endsWith('.gz')) continue;
-    const read = (suffix: string) => (existsSync(join(assets, name + suffix)) ? new Uint8Array(readFileSync(join(assets, name + suffix))) : undefined);
+    const read = (suffix: string) =>
+      existsSync(join(assets, name + suffix)) ? new Uint8Array(readFileSync(join(assets, name + suffix))) : undefined;
     files.set(name, { body: new Uint8Array(readFileSync(join(assets, name))), br: read('.br'), gzip: read('.gz') });
   }
   return {

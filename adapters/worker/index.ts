@@ -30,7 +30,9 @@ export interface WorkerEnv {
   HYPERDRIVE?: { connectionString: string };
 }
 
-interface ExecutionContext { waitUntil(p: Promise<unknown>): void }
+interface ExecutionContext {
+  waitUntil(p: Promise<unknown>): void;
+}
 
 type DbConfig =
   | { kind: 'pg'; url: string }
@@ -40,17 +42,27 @@ type DbConfig =
 export function dbConfig(env: WorkerEnv): DbConfig {
   if (env.HYPERDRIVE?.connectionString) return { kind: 'pg', url: env.HYPERDRIVE.connectionString };
   const url = (env.PANEL_DB_URL ?? '').trim();
-  if (!url) return { kind: 'invalid', message: 'PANEL_DB_URL is not set and no HYPERDRIVE binding exists: set one to the database the panel uses' };
+  if (!url)
+    return {
+      kind: 'invalid',
+      message: 'PANEL_DB_URL is not set and no HYPERDRIVE binding exists: set one to the database the panel uses',
+    };
   if (/^postgres(ql)?:\/\/[^/]/i.test(url)) return { kind: 'pg', url };
   if (/^(libsql|https):\/\/[^/]/i.test(url)) return { kind: 'libsql', url, authToken: env.PANEL_DB_AUTH_TOKEN };
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url.slice(0, 12);
-  return { kind: 'invalid', message: `PANEL_DB_URL must be a postgres://, postgresql://, libsql:// or https:// URL (got "${scheme}…")` };
+  return {
+    kind: 'invalid',
+    message: `PANEL_DB_URL must be a postgres://, postgresql://, libsql:// or https:// URL (got "${scheme}…")`,
+  };
 }
 
 // The connection of the request being served. The services live across requests (their caches are the point), but
 // a PostgreSQL socket belongs to the request that opened it, so every query looks the connection up here. It is
 // opened on the first query: a request the caches answer opens none.
-interface RequestDb { conn(): Conn; close(): Promise<void> }
+interface RequestDb {
+  conn(): Conn;
+  close(): Promise<void>;
+}
 const requestDb = new AsyncLocalStorage<RequestDb>();
 function scopedConn(dialect: Conn['dialect'], t: Tables): Conn {
   const cur = (): Conn => {
@@ -59,8 +71,13 @@ function scopedConn(dialect: Conn['dialect'], t: Tables): Conn {
     return r.conn();
   };
   return {
-    dialect, t, inTx: false, readAside: null,
-    get db() { return cur().db; },
+    dialect,
+    t,
+    inTx: false,
+    readAside: null,
+    get db() {
+      return cur().db;
+    },
     tx: (fn) => cur().tx(fn),
     write: (fn) => cur().write(fn),
     exec: (q) => cur().exec(q),
@@ -70,24 +87,43 @@ function scopedConn(dialect: Conn['dialect'], t: Tables): Conn {
 }
 
 const READ_ONLY = 'the Workers entry is a read-only subscription server';
-const unavailable = <T extends object>(name: string): T => new Proxy({} as T, {
-  get(_t, prop) {
-    if (prop === 'then') return undefined;
-    return () => { throw new Error(`${name}.${String(prop)}: ${READ_ONLY}`); };
-  },
-});
+const unavailable = <T extends object>(name: string): T =>
+  new Proxy({} as T, {
+    get(_t, prop) {
+      if (prop === 'then') return undefined;
+      return () => {
+        throw new Error(`${name}.${String(prop)}: ${READ_ONLY}`);
+      };
+    },
+  });
 
 /** The Store the subscription server needs: settings (read) and subscription reads; anything else throws. */
 function edgeStore(c: Conn): Store {
   const settings = settingsRepo(c);
   return {
     dialect: c.dialect,
-    settings: { all: settings.all, get: settings.get, setMany: async () => { throw new Error(`settings.setMany: ${READ_ONLY}`); } },
+    settings: {
+      all: settings.all,
+      get: settings.get,
+      setMany: async () => {
+        throw new Error(`settings.setMany: ${READ_ONLY}`);
+      },
+    },
     subscriptions: subscriptionsRepo(c),
-    users: unavailable('users'), tokens: unavailable('tokens'), coreView: unavailable('coreView'), traffic: unavailable('traffic'),
-    inbounds: unavailable('inbounds'), clients: unavailable('clients'), groups: unavailable('groups'), backup: unavailable('backup'),
-    nodes: unavailable('nodes'), nodeSync: unavailable('nodeSync'), geo: unavailable('geo'),
-    transaction: async () => { throw new Error(`transaction: ${READ_ONLY}`); },
+    users: unavailable('users'),
+    tokens: unavailable('tokens'),
+    coreView: unavailable('coreView'),
+    traffic: unavailable('traffic'),
+    inbounds: unavailable('inbounds'),
+    clients: unavailable('clients'),
+    groups: unavailable('groups'),
+    backup: unavailable('backup'),
+    nodes: unavailable('nodes'),
+    nodeSync: unavailable('nodeSync'),
+    geo: unavailable('geo'),
+    transaction: async () => {
+      throw new Error(`transaction: ${READ_ONLY}`);
+    },
     close: async () => {},
   };
 }
@@ -99,7 +135,8 @@ function log(message: string): void {
   console.error(`subscription worker: ${message}`);
 }
 
-const serviceUnavailable = () => new Response(null, { status: 503, headers: { 'Cache-Control': 'no-store', 'Retry-After': '30' } });
+const serviceUnavailable = () =>
+  new Response(null, { status: 503, headers: { 'Cache-Control': 'no-store', 'Retry-After': '30' } });
 
 interface Edge {
   app: ReturnType<typeof createSubscriptionApp>;
@@ -116,14 +153,22 @@ function createEdge(cfg: Exclude<DbConfig, { kind: 'invalid' }>): Edge {
     open = () => {
       let c: Connection | null = null;
       return {
-        conn: () => (c ??= pgConnection(postgres(cfg.url, { max: 1, fetch_types: false, connect_timeout: 10, onnotice: () => {} }), cfg.url)),
-        close: async () => { await c?.close(); },
+        conn: () =>
+          (c ??= pgConnection(
+            postgres(cfg.url, { max: 1, fetch_types: false, connect_timeout: 10, onnotice: () => {} }),
+            cfg.url,
+          )),
+        close: async () => {
+          await c?.close();
+        },
       };
     };
   } else {
     // libsql over HTTP: each statement is its own fetch, so one client serves every request.
     const client = createClient({ url: cfg.url, authToken: cfg.authToken });
-    const shared = libsqlConnection(drizzle(client, { schema: sqliteSchema }), redact(cfg.url), async () => client.close());
+    const shared = libsqlConnection(drizzle(client, { schema: sqliteSchema }), redact(cfg.url), async () =>
+      client.close(),
+    );
     conn = scopedConn('sqlite', sqliteSchema);
     open = () => ({ conn: () => shared, close: async () => {} });
   }

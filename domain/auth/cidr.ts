@@ -92,7 +92,10 @@ export function parseCidr(text: string): Cidr | null {
 export function parseCidrList(text: string): { cidrs: Cidr[]; bad: string[] } {
   const cidrs: Cidr[] = [];
   const bad: string[] = [];
-  for (const part of text.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const c = parseCidr(part);
     if (c) cidrs.push(c);
     else bad.push(part);
@@ -125,10 +128,16 @@ export function normaliseIp(text: string): string {
   let best = -1;
   let bestLen = 1;
   for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) { best = i; bestLen = j - i; }
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hexes = groups.map((g) => g.toString(16));
@@ -152,7 +161,10 @@ export interface ForwardedHeaders {
 export function resolveClientIp(peer: string, headers: ForwardedHeaders, trusted: Cidr[]): string {
   const p = normaliseIp(peer);
   if (!ipInCidrs(p, trusted)) return p;
-  const chain = (headers.forwardedFor ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const chain = (headers.forwardedFor ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (chain.length > 0) {
     if (!chain.every((x) => parseIp(x))) return p;
     for (let i = chain.length - 1; i >= 0; i--) {

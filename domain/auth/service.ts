@@ -34,7 +34,11 @@ export class AuthService {
   private revoked = new Map<string, number>();
   private trusted: { text: string; cidrs: Cidr[] } = { text: '', cidrs: [] };
 
-  constructor(private store: Store, private settings: SettingsService, private clock: Clock) {
+  constructor(
+    private store: Store,
+    private settings: SettingsService,
+    private clock: Clock,
+  ) {
     this.throttle = new LoginThrottle(clock);
   }
 
@@ -57,7 +61,10 @@ export class AuthService {
    * First start: creates the admin from the given credential, or `admin` with a random password that the
    * caller prints once. Does nothing when an admin exists.
    */
-  async ensureAdmin(username?: string, password?: string): Promise<{ created: boolean; username: string; generatedPassword?: string }> {
+  async ensureAdmin(
+    username?: string,
+    password?: string,
+  ): Promise<{ created: boolean; username: string; generatedPassword?: string }> {
     const existing = await this.store.users.first();
     if (existing) return { created: false, username: existing.username };
     const name = username?.trim() || 'admin';
@@ -87,7 +94,8 @@ export class AuthService {
    */
   async clientIp(peer: string, headers: ForwardedHeaders): Promise<string> {
     const { trustedProxyCIDRs } = await this.settings.effective();
-    if (this.trusted.text !== trustedProxyCIDRs) this.trusted = { text: trustedProxyCIDRs, cidrs: parseCidrList(trustedProxyCIDRs).cidrs };
+    if (this.trusted.text !== trustedProxyCIDRs)
+      this.trusted = { text: trustedProxyCIDRs, cidrs: parseCidrList(trustedProxyCIDRs).cidrs };
     return resolveClientIp(peer, headers, this.trusted.cidrs);
   }
 
@@ -101,7 +109,8 @@ export class AuthService {
     // Hash even when the username is wrong, so response time does not reveal valid usernames.
     const passwordOk = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     let outcome: LoginOutcome = nameOk && passwordOk ? 'ok' : 'bad-credentials';
-    if (outcome === 'ok' && (await this.twoFactorEnabled()) && !(await this.checkTotp(input.twoFactorCode ?? ''))) outcome = 'bad-2fa';
+    if (outcome === 'ok' && (await this.twoFactorEnabled()) && !(await this.checkTotp(input.twoFactorCode ?? '')))
+      outcome = 'bad-2fa';
     if (outcome !== 'ok' || !user) {
       this.throttle.recordFailure(ip, username);
       throw new DomainError(LOGIN_FAILED, outcome);
@@ -116,7 +125,12 @@ export class AuthService {
     if (!/^\d{6}$/.test(token)) return false;
     try {
       // One 30-second step of tolerance either way for clock drift.
-      const result = await verifyTotp({ secret, token, epoch: Math.floor(this.clock.now() / 1000), epochTolerance: 30 });
+      const result = await verifyTotp({
+        secret,
+        token,
+        epoch: Math.floor(this.clock.now() / 1000),
+        epochTolerance: 30,
+      });
       return result.valid === true;
     } catch {
       return false;
@@ -163,14 +177,21 @@ export class AuthService {
   }
 
   /** Changes the credential after checking the current one; returns a fresh session for the caller. */
-  async updateUser(uid: number | undefined, input: { oldUsername: string; oldPassword: string; newUsername: string; newPassword: string }): Promise<string> {
+  async updateUser(
+    uid: number | undefined,
+    input: { oldUsername: string; oldPassword: string; newUsername: string; newPassword: string },
+  ): Promise<string> {
     const user = uid === undefined ? await this.store.users.first() : await this.store.users.byId(uid);
     const passwordOk = await verifyPassword(input.oldPassword, user?.passwordHash ?? DUMMY_HASH);
     if (!user || user.username !== input.oldUsername || !passwordOk) {
       throw new DomainError('oldPassword: the current username or password is wrong');
     }
     checkCredential(input.newUsername, input.newPassword, 'new');
-    const updated = await this.store.users.setCredential(user.id, input.newUsername.trim(), await hashPassword(input.newPassword));
+    const updated = await this.store.users.setCredential(
+      user.id,
+      input.newUsername.trim(),
+      await hashPassword(input.newPassword),
+    );
     this.userCache = null;
     return this.issue(updated.id, updated.sessionVersion);
   }

@@ -17,7 +17,10 @@ export class SessionSigner {
   private key: Uint8Array;
   private hmac: Promise<CryptoKey> | null = null;
 
-  constructor(secretBase64: string, private clock: Clock) {
+  constructor(
+    secretBase64: string,
+    private clock: Clock,
+  ) {
     this.key = fromBase64(secretBase64);
   }
 
@@ -32,8 +35,12 @@ export class SessionSigner {
 
   async verify(token: string): Promise<SessionClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(this.clock.now()) });
-      if (typeof payload.uid !== 'number' || typeof payload.ver !== 'number' || typeof payload.sid !== 'string') return null;
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        currentDate: new Date(this.clock.now()),
+      });
+      if (typeof payload.uid !== 'number' || typeof payload.ver !== 'number' || typeof payload.sid !== 'string')
+        return null;
       if (typeof payload.exp !== 'number') return null;
       return { uid: payload.uid, ver: payload.ver, sid: payload.sid, exp: payload.exp };
     } catch {
@@ -43,7 +50,9 @@ export class SessionSigner {
 
   /** HMAC-SHA256 of the session id under the session secret (domain-separated from the JWT signature). */
   async csrfToken(sid: string): Promise<string> {
-    this.hmac ??= crypto.subtle.importKey('raw', this.key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    this.hmac ??= crypto.subtle.importKey('raw', this.key as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
     const mac = await crypto.subtle.sign('HMAC', await this.hmac, new TextEncoder().encode(`csrf:${sid}`));
     return base64url(new Uint8Array(mac));
   }

@@ -15,13 +15,23 @@ export const USER_DELAY_MAX_MS = 15 * 60_000;
 export const USER_FORGET_MS = 24 * 60 * 60_000;
 const MAX_TRACKED = 10_000;
 
-interface Entry { failures: number[]; blockedUntil: number }
-interface UserEntry { failures: number; lastFailure: number; blockedUntil: number }
+interface Entry {
+  failures: number[];
+  blockedUntil: number;
+}
+interface UserEntry {
+  failures: number;
+  lastFailure: number;
+  blockedUntil: number;
+}
 
 export class LoginThrottle {
   private entries = new Map<string, Entry>();
   private users = new Map<string, UserEntry>();
-  constructor(private clock: Clock, private maxTracked = MAX_TRACKED) {}
+  constructor(
+    private clock: Clock,
+    private maxTracked = MAX_TRACKED,
+  ) {}
 
   private key = (ip: string, username: string) => `${ip}\u0000${username}`;
 

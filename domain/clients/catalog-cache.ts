@@ -11,11 +11,12 @@ import { ClientCatalog, type CatalogRow, type CounterMove } from './catalog.js';
 import { compareGroupNames, type BucketParams, type ClientsSummary, type PageQuery } from './model.js';
 
 /** Lets pending I/O (other requests) run: setImmediate where the runtime has it (setTimeout waits ≥ 1 ms). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => {
-  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-  if (immediate) immediate(resolve);
-  else setTimeout(resolve, 0);
-});
+const nextTurn = (): Promise<void> =>
+  new Promise((resolve) => {
+    const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+    if (immediate) immediate(resolve);
+    else setTimeout(resolve, 0);
+  });
 
 /** Up to this many changed emails are re-read one by one; more mean a full read. */
 export const PATCH_MAX = 10_000;
@@ -127,18 +128,25 @@ export class CatalogCache {
     this.protocols.drop();
     if (action !== 'del') return;
     if (ids === 'all') return this.everythingChanged();
-    this.record((cat) => { for (const id of ids) cat.dropInbound(id); });
+    this.record((cat) => {
+      for (const id of ids) cat.dropInbound(id);
+    });
   }
 
   /** A traffic tick stored at `atMs` moved these counters. */
   countersMoved(moves: readonly CounterMove[], atMs: number): void {
     if (moves.length === 0) return;
     const second = Math.floor(atMs / 1000);
-    this.record((cat, replay) => cat.applyMoves(moves, atMs, !!replay, replay?.emails), { second, emails: moves.map((m) => m.email) });
+    this.record((cat, replay) => cat.applyMoves(moves, atMs, !!replay, replay?.emails), {
+      second,
+      emails: moves.map((m) => m.email),
+    });
     this.lastTickSecond = second;
   }
 
-  /** Reads everything in the background unless the catalog is current or a read runs (errors wait for the next page). */
+  /**
+   * Reads everything in the background unless the catalog is current or a read runs (errors wait for the next page).
+   */
   warm(nowMs: number): Promise<void> {
     if (this.cat && this.builtGen === this.gen) return Promise.resolve();
     return this.rebuild(nowMs).catch(() => undefined);
@@ -156,7 +164,8 @@ export class CatalogCache {
   /** The catalog with every mark read in. */
   private async current(nowMs: number): Promise<ClientCatalog> {
     // A generation that keeps changing (a stream of bulk changes) gets three full reads, then the latest one is used.
-    for (let attempt = 0; attempt < 3 && (!this.cat || this.builtGen !== this.gen); attempt++) await this.rebuild(nowMs);
+    for (let attempt = 0; attempt < 3 && (!this.cat || this.builtGen !== this.gen); attempt++)
+      await this.rebuild(nowMs);
     if (nowMs - this.builtAt >= FULL_REBUILD_MS || nowMs < this.builtAt) this.rebuild(nowMs).catch(() => undefined);
     while (this.marked.size || this.patching) {
       if (this.patching) await this.patching;
@@ -186,9 +195,14 @@ export class CatalogCache {
         this.endRead(read);
       }
     })();
-    const done = run.then(() => undefined, () => undefined);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.patching = done;
-    void done.then(() => { if (this.patching === done) this.patching = null; });
+    void done.then(() => {
+      if (this.patching === done) this.patching = null;
+    });
     await run;
   }
 
@@ -198,17 +212,19 @@ export class CatalogCache {
     const gen = this.gen;
     const touched = (this.touched = new Set());
     const read = this.startRead();
-    this.rebuilding = this.readAll().then((cat) => {
-      this.replay(read, cat, {});
-      this.cat = cat;
-      this.builtGen = gen;
-      this.builtAt = nowMs;
-      this.marked = new Set([...touched, ...this.marked]);
-    }).finally(() => {
-      this.endRead(read);
-      this.rebuilding = null;
-      this.touched = null;
-    });
+    this.rebuilding = this.readAll()
+      .then((cat) => {
+        this.replay(read, cat, {});
+        this.cat = cat;
+        this.builtGen = gen;
+        this.builtAt = nowMs;
+        this.marked = new Set([...touched, ...this.marked]);
+      })
+      .finally(() => {
+        this.endRead(read);
+        this.rebuilding = null;
+        this.touched = null;
+      });
     return this.rebuilding;
   }
 

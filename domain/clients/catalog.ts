@@ -67,7 +67,9 @@ class Interned<T> {
   /** Re-keys every value after they were changed in place. */
   reindex(key: (v: T) => string): void {
     this.index.clear();
-    this.values.forEach((v, i) => { if (!this.index.has(key(v))) this.index.set(key(v), i); });
+    this.values.forEach((v, i) => {
+      if (!this.index.has(key(v))) this.index.set(key(v), i);
+    });
   }
 }
 
@@ -98,7 +100,15 @@ export class ClientCatalog {
   /** False once a slot was appended with a smaller id than the one before it (slots are then re-sorted). */
   private ordered = true;
   /** One client's status inputs, reused (no allocation per client per scan). */
-  private scratch: StatusInput = { enable: false, totalGB: 0, expiryTime: 0, up: 0, down: 0, trafficEnable: true, lastOnline: 0 };
+  private scratch: StatusInput = {
+    enable: false,
+    totalGB: 0,
+    expiryTime: 0,
+    up: 0,
+    down: 0,
+    trafficEnable: true,
+    lastOnline: 0,
+  };
 
   constructor(rows: Iterable<CatalogRow> = []) {
     for (const r of rows) this.put(r);
@@ -207,7 +217,12 @@ export class ClientCatalog {
   /** Counts per bucket over every client, and the first SUMMARY_EMAIL_CAP emails of each list by id. */
   summary(p: BucketParams): ClientsSummary {
     this.tidy();
-    const lists = { depleted: [] as string[], deactive: [] as string[], expiring: [] as string[], online: [] as string[] };
+    const lists = {
+      depleted: [] as string[],
+      deactive: [] as string[],
+      expiring: [] as string[],
+      online: [] as string[],
+    };
     const counts = { depleted: 0, deactive: 0, expiring: 0, online: 0 };
     for (let i = 0; i < this.size; i++) {
       if (this.flags[i]! & DEAD) continue;
@@ -226,7 +241,10 @@ export class ClientCatalog {
       total: this.liveCount,
       active: this.liveCount - counts.depleted - counts.deactive - counts.expiring,
       ...lists,
-      onlineCount: counts.online, depletedCount: counts.depleted, expiringCount: counts.expiring, deactiveCount: counts.deactive,
+      onlineCount: counts.online,
+      depletedCount: counts.depleted,
+      expiringCount: counts.expiring,
+      deactiveCount: counts.deactive,
     };
   }
 
@@ -234,7 +252,11 @@ export class ClientCatalog {
    * The ids of one page and how many clients match: search (ASCII-case-insensitive substring of email, subId or
    * comment), protocol (of any attached inbound, by `protocolOf`), bucket filter, group; sorted by the key, then id.
    */
-  page(q: PageQuery, p: BucketParams, protocolOf: (inboundId: number) => string | undefined): { ids: number[]; filtered: number } {
+  page(
+    q: PageQuery,
+    p: BucketParams,
+    protocolOf: (inboundId: number) => string | undefined,
+  ): { ids: number[]; filtered: number } {
     this.tidy();
     const needle = asciiLower(q.search.trim());
     const perField = needle.includes('\u0001'); // could span two fields of `search`: each field is tested alone
@@ -247,7 +269,9 @@ export class ClientCatalog {
     let comboOk: Uint8Array | null = null;
     if (q.protocol) {
       comboOk = new Uint8Array(this.combos.values.length);
-      this.combos.values.forEach((ids, k) => { comboOk![k] = ids.some((id) => protocolOf(id) === q.protocol) ? 1 : 0; });
+      this.combos.values.forEach((ids, k) => {
+        comboOk![k] = ids.some((id) => protocolOf(id) === q.protocol) ? 1 : 0;
+      });
     }
     const matches = new Int32Array(this.liveCount);
     let n = 0;
@@ -256,7 +280,8 @@ export class ClientCatalog {
       if (group >= 0 && this.groupOf[i] !== group) continue;
       if (comboOk && !comboOk[this.comboOf[i]!]) continue;
       if (q.filter && !inBucket(q.filter, this.input(i), p)) continue;
-      if (needle && !(perField ? this.fields(i).some((f) => f.includes(needle)) : this.search[i]!.includes(needle))) continue;
+      if (needle && !(perField ? this.fields(i).some((f) => f.includes(needle)) : this.search[i]!.includes(needle)))
+        continue;
       matches[n++] = i;
     }
     const from = (q.page - 1) * q.pageSize;
@@ -278,7 +303,7 @@ export class ClientCatalog {
       cmp = (a, b) => {
         const x = keys[a]!;
         const y = keys[b]!;
-        return x === y ? id(a) - id(b) : (x < y ? -dir : dir);
+        return x === y ? id(a) - id(b) : x < y ? -dir : dir;
       };
     } else {
       const key = this.sortKey(q.sort as Exclude<PageQuery['sort'], '' | 'email'>);
@@ -287,7 +312,9 @@ export class ClientCatalog {
     }
     let order: Int32Array;
     if (want > SELECT_MAX || want * 2 >= slots.length) {
-      order = Int32Array.from(slots, (_, i) => i).sort(cmp).subarray(0, want);
+      order = Int32Array.from(slots, (_, i) => i)
+        .sort(cmp)
+        .subarray(0, want);
     } else {
       // Keep the best `want` seen so far, sorted; most clients are worse than the last kept one and cost one compare.
       order = new Int32Array(want);
@@ -308,11 +335,16 @@ export class ClientCatalog {
 
   private sortKey(sort: 'enable' | 'inboundIds' | 'traffic' | 'remaining' | 'expiryTime'): (slot: number) => number {
     switch (sort) {
-      case 'enable': return (s) => this.flags[s]! & ENABLE;
-      case 'inboundIds': return (s) => this.combos.values[this.comboOf[s]!]!.length;
-      case 'traffic': return (s) => this.used[s]!;
-      case 'remaining': return (s) => (this.total[s]! > 0 ? this.total[s]! - this.used[s]! : NEVER);
-      case 'expiryTime': return (s) => (this.expiry[s]! > 0 ? this.expiry[s]! : NEVER);
+      case 'enable':
+        return (s) => this.flags[s]! & ENABLE;
+      case 'inboundIds':
+        return (s) => this.combos.values[this.comboOf[s]!]!.length;
+      case 'traffic':
+        return (s) => this.used[s]!;
+      case 'remaining':
+        return (s) => (this.total[s]! > 0 ? this.total[s]! - this.used[s]! : NEVER);
+      case 'expiryTime':
+        return (s) => (this.expiry[s]! > 0 ? this.expiry[s]! : NEVER);
     }
   }
 
@@ -351,10 +383,23 @@ export class ClientCatalog {
     const live: number[] = [];
     for (let i = 0; i < this.size; i++) if (!(this.flags[i]! & DEAD)) live.push(i);
     if (!this.ordered) live.sort((a, b) => this.ids[a]! - this.ids[b]!);
-    const cols = [this.ids, this.total, this.expiry, this.used, this.lastOnline, this.flags, this.groupOf, this.comboOf, this.emailLen, this.subLen];
+    const cols = [
+      this.ids,
+      this.total,
+      this.expiry,
+      this.used,
+      this.lastOnline,
+      this.flags,
+      this.groupOf,
+      this.comboOf,
+      this.emailLen,
+      this.subLen,
+    ];
     for (const col of cols) {
       const copy = col.slice(0, this.size);
-      live.forEach((from, to) => { col[to] = copy[from]!; });
+      live.forEach((from, to) => {
+        col[to] = copy[from]!;
+      });
     }
     this.emails = live.map((i) => this.emails[i]!);
     this.search = live.map((i) => this.search[i]!);
@@ -364,7 +409,10 @@ export class ClientCatalog {
   }
 
   private grow(cap: number): void {
-    const widen = <A extends Float64Array | Uint8Array | Uint32Array | Uint16Array>(a: A, make: (n: number) => A): A => {
+    const widen = <A extends Float64Array | Uint8Array | Uint32Array | Uint16Array>(
+      a: A,
+      make: (n: number) => A,
+    ): A => {
       const b = make(cap);
       b.set(a);
       return b;

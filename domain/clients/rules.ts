@@ -67,10 +67,9 @@ type InboundLike = Pick<InboundRecord, 'protocol' | 'settings' | 'streamSettings
  * - legacy Shadowsocks: `method` copied from the inbound;
  * - flow kept only when some inbound is VLESS/Trojan on TCP with tls/reality; reverse only with a VLESS inbound.
  */
-export function applyProtocolRules<T extends Pick<ClientWrite, 'uuid' | 'password' | 'auth' | 'flow' | 'method' | 'reverse' | 'security'>>(
-  client: T,
-  inbounds: InboundLike[],
-): T {
+export function applyProtocolRules<
+  T extends Pick<ClientWrite, 'uuid' | 'password' | 'auth' | 'flow' | 'method' | 'reverse' | 'security'>,
+>(client: T, inbounds: InboundLike[]): T {
   const out = { ...client };
   const protos = new Set(inbounds.map((i) => i.protocol));
   if ((protos.has('vless') || protos.has('vmess')) && !out.uuid) out.uuid = uuidv4();
@@ -114,16 +113,20 @@ export interface StatusInput {
 /** Auto-disabled by the panel, or quota used up, or expiry passed (negative expiry = delayed start: never). */
 export function isDepleted(c: StatusInput, p: BucketParams): boolean {
   const used = c.up + c.down;
-  return (!c.enable && !c.trafficEnable)
-    || (c.totalGB > 0 && used >= c.totalGB)
-    || (c.expiryTime > 0 && c.expiryTime <= p.now);
+  return (
+    (!c.enable && !c.trafficEnable) ||
+    (c.totalGB > 0 && used >= c.totalGB) ||
+    (c.expiryTime > 0 && c.expiryTime <= p.now)
+  );
 }
 
 /** Close to the end: expiry within expireDiff, or remaining quota below trafficDiff. */
 export function isNearDepletion(c: StatusInput, p: BucketParams): boolean {
   const used = c.up + c.down;
-  return (c.expiryTime > 0 && c.expiryTime - p.now < p.expireDiffMs)
-    || (c.totalGB > 0 && c.totalGB - used < p.trafficDiffBytes);
+  return (
+    (c.expiryTime > 0 && c.expiryTime - p.now < p.expireDiffMs) ||
+    (c.totalGB > 0 && c.totalGB - used < p.trafficDiffBytes)
+  );
 }
 
 /**
@@ -137,11 +140,16 @@ export function isNearDepletion(c: StatusInput, p: BucketParams): boolean {
 export function inBucket(b: Bucket, c: StatusInput, p: BucketParams): boolean {
   const depleted = isDepleted(c, p);
   switch (b) {
-    case 'depleted': return depleted;
-    case 'deactive': return !c.enable && !depleted;
-    case 'active': return c.enable && !depleted;
-    case 'expiring': return c.enable && !depleted && isNearDepletion(c, p);
-    case 'online': return c.enable && c.lastOnline >= p.onlineSince;
+    case 'depleted':
+      return depleted;
+    case 'deactive':
+      return !c.enable && !depleted;
+    case 'active':
+      return c.enable && !depleted;
+    case 'expiring':
+      return c.enable && !depleted && isNearDepletion(c, p);
+    case 'online':
+      return c.enable && c.lastOnline >= p.onlineSince;
   }
 }
 

@@ -8,10 +8,14 @@ import { DomainError } from '../shared/errors.js';
 import type { InboundRecord } from '../inbounds/model.js';
 import { MULTI_CLIENT_PROTOCOLS } from '../inbounds/model.js';
 import type { SettingsService } from '../settings/service.js';
-import type {
-  BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientWrite, PageQuery,
-} from './model.js';
-import { applyProtocolRules, groupNameProblem, identifierProblem, ONLINE_WINDOW_SECONDS, randomSubId } from './rules.js';
+import type { BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientWrite, PageQuery } from './model.js';
+import {
+  applyProtocolRules,
+  groupNameProblem,
+  identifierProblem,
+  ONLINE_WINDOW_SECONDS,
+  randomSubId,
+} from './rules.js';
 import { BULK_MAX, type BulkCreateItem, type ClientInput } from './input.js';
 import type { NewClient } from '../ports/clients-store.js';
 import { CatalogCache } from './catalog-cache.js';
@@ -43,7 +47,9 @@ export class ClientsService {
       storedGroupNames: () => store.groups.storedNames(),
       protocols: async () => new Map((await store.inbounds.list()).map((ib) => [ib.id, ib.protocol])),
     });
-    events.on?.('clients.changed', (e) => (e.emails === 'all' ? this.catalog.everythingChanged() : this.catalog.clientsChanged(e.emails)));
+    events.on?.('clients.changed', (e) =>
+      e.emails === 'all' ? this.catalog.everythingChanged() : this.catalog.clientsChanged(e.emails),
+    );
     events.on?.('traffic.tick', (t) => this.catalog.countersMoved(t.clients, t.at));
     events.on?.('inbounds.changed', (e) => this.catalog.inboundsChanged(e.ids, e.action));
     events.on?.('groups.changed', () => this.catalog.groupsChanged());
@@ -84,12 +90,15 @@ export class ClientsService {
     for (const id of unique) {
       const ib = byId.get(id);
       if (!ib) throw new DomainError(`inbound ${id} not found`, 'not_found');
-      if (!MULTI_CLIENT_PROTOCOLS.includes(ib.protocol)) throw new DomainError(`inbound ${id} (${ib.protocol}) does not take clients`);
+      if (!MULTI_CLIENT_PROTOCOLS.includes(ib.protocol))
+        throw new DomainError(`inbound ${id} (${ib.protocol}) does not take clients`);
     }
     return unique.map((id) => byId.get(id)!);
   }
 
-  /** Builds the stored row from input: replaces every field (defaults for omitted ones); secrets fall back to `keep`. */
+  /**
+   * Builds the stored row from input: replaces every field (defaults for omitted ones); secrets fall back to `keep`.
+   */
   private buildRow(input: ClientInput, inbounds: InboundRecord[], now: number, keep?: ClientRecord): ClientWrite {
     const email = input.email;
     const emailProblem = identifierProblem('email', email, true);
@@ -100,7 +109,7 @@ export class ClientsService {
     const group = (input.group ?? '').trim();
     const groupProblem = groupNameProblem('group', group, true);
     if (groupProblem) throw new DomainError(groupProblem);
-    const flow = input.flow === 'none' ? '' : input.flow ?? '';
+    const flow = input.flow === 'none' ? '' : (input.flow ?? '');
     const row: ClientWrite = {
       email,
       subId: subId || randomSubId(),
@@ -184,10 +193,17 @@ export class ClientsService {
     const inbounds = await this.attachable(input.inboundIds);
     const now = this.clock.now();
     const row = this.buildRow(input.client, inbounds, now);
-    const created = await this.store.clients.insert(row, inbounds.map((i) => i.id));
+    const created = await this.store.clients.insert(
+      row,
+      inbounds.map((i) => i.id),
+    );
     if (!created) throw new DomainError(`email already in use: ${row.email}`, 'conflict');
     this.changed([row.email], 'add');
-    return clientView({ ...created, inboundIds: inbounds.map((i) => i.id).sort((a, b) => a - b), traffic: { up: 0, down: 0, enable: true, lastOnline: 0 } });
+    return clientView({
+      ...created,
+      inboundIds: inbounds.map((i) => i.id).sort((a, b) => a - b),
+      traffic: { up: 0, down: 0, enable: true, lastOnline: 0 },
+    });
   }
 
   /** Replaces the record (not a patch); omitted secrets keep their stored values. The email may change. */
@@ -218,12 +234,20 @@ export class ClientsService {
     const current = await this.store.inbounds.ofClient(cur.id);
     const filled = applyProtocolRules({ ...cur, flow: cur.flow, reverse: cur.reverse }, [...current, ...targets]);
     const keepFlowReverse = { ...filled, flow: filled.flow || cur.flow, reverse: filled.reverse ?? cur.reverse };
-    if (filled.uuid !== cur.uuid || filled.password !== cur.password || filled.auth !== cur.auth
-      || filled.method !== cur.method || filled.security !== cur.security) {
+    if (
+      filled.uuid !== cur.uuid ||
+      filled.password !== cur.password ||
+      filled.auth !== cur.auth ||
+      filled.method !== cur.method ||
+      filled.security !== cur.security
+    ) {
       const { id: _id, ...row } = { ...keepFlowReverse, updatedAt: this.clock.now() };
       await this.store.clients.replace(cur.id, cur.email, row);
     }
-    await this.store.clients.attach(cur.id, targets.map((t) => t.id));
+    await this.store.clients.attach(
+      cur.id,
+      targets.map((t) => t.id),
+    );
     this.changed([cur.email], 'attach');
     return { inboundIds: await this.store.clients.inboundIdsOf(cur.id) };
   }
@@ -258,7 +282,8 @@ export class ClientsService {
   }
 
   async updateTraffic(email: string, upload: number, download: number): Promise<void> {
-    if (!(await this.store.clients.setTraffic(email, upload, download))) throw new DomainError(`client ${email} not found`, 'not_found');
+    if (!(await this.store.clients.setTraffic(email, upload, download)))
+      throw new DomainError(`client ${email} not found`, 'not_found');
     this.changed([email], 'updateTraffic');
   }
 
@@ -277,7 +302,11 @@ export class ClientsService {
     return items;
   }
 
-  async bulkAdjust(emails: string[], addDays: number, addBytes: number): Promise<{ adjusted: number; skipped: BulkSkip[] }> {
+  async bulkAdjust(
+    emails: string[],
+    addDays: number,
+    addBytes: number,
+  ): Promise<{ adjusted: number; skipped: BulkSkip[] }> {
     ClientsService.capped(emails, 'emails');
     if (addDays === 0 && addBytes === 0) throw new DomainError('nothing to adjust: addDays and addBytes are both 0');
     const list = [...new Set(emails)];
@@ -329,7 +358,10 @@ export class ClientsService {
       if (applied) plan.push({ id: r.id, email, expiryTime, totalGB });
     }
     await this.store.clients.setLimits(plan, this.clock.now());
-    this.changed(plan.map((p) => p.email), 'bulkAdjust');
+    this.changed(
+      plan.map((p) => p.email),
+      'bulkAdjust',
+    );
     return { adjusted: plan.length, skipped };
   }
 
@@ -338,10 +370,15 @@ export class ClientsService {
     const list = [...new Set(emails)];
     const gone = new Set(await this.store.clients.remove(list, keepTraffic, this.clock.now()));
     this.changed([...gone], 'bulkDel');
-    return { deleted: gone.size, skipped: list.filter((e) => !gone.has(e)).map((email) => ({ email, reason: 'client not found' })) };
+    return {
+      deleted: gone.size,
+      skipped: list.filter((e) => !gone.has(e)).map((email) => ({ email, reason: 'client not found' })),
+    };
   }
 
-  /** Validates every item on its own (a bad item is skipped with its reason), then inserts the rest in one transaction. */
+  /**
+   * Validates every item on its own (a bad item is skipped with its reason), then inserts the rest in one transaction.
+   */
   /** Items come parsed one by one (domain/clients/input.ts bulkCreateBody); a bad item is skipped with its reason. */
   async bulkCreate(items: BulkCreateItem[]): Promise<{ created: number; skipped: BulkSkip[] }> {
     ClientsService.capped(items, 'body');
@@ -370,7 +407,8 @@ export class ClientsService {
         for (const id of new Set(p.inboundIds)) {
           const ib = inbounds.get(id);
           if (!ib) throw new DomainError(`inbound ${id} not found`);
-          if (!MULTI_CLIENT_PROTOCOLS.includes(ib.protocol)) throw new DomainError(`inbound ${id} (${ib.protocol}) does not take clients`);
+          if (!MULTI_CLIENT_PROTOCOLS.includes(ib.protocol))
+            throw new DomainError(`inbound ${id} (${ib.protocol}) does not take clients`);
           targets.push(ib);
         }
         const row = this.buildRow(p.client, targets, now);

@@ -78,12 +78,15 @@ function v2rayRefusal(ib: CoreInbound): string | null {
   const stream = ib.streamSettings;
   const net = str(stream.network) || 'tcp';
   const sec = str(stream.security) || 'none';
-  if (['hysteria', 'hysteria2', 'mixed', 'wireguard'].includes(ib.protocol)) return `V2Ray has no ${ib.protocol} inbound`;
+  if (['hysteria', 'hysteria2', 'mixed', 'wireguard'].includes(ib.protocol))
+    return `V2Ray has no ${ib.protocol} inbound`;
   if (sec === 'reality') return 'V2Ray has no REALITY (it would run the inbound as plain, unencrypted traffic)';
   if (sec === 'xtls') return 'V2Ray 4.34 has no XTLS security';
   if (V2RAY_BAD_NETWORKS.has(net)) return `V2Ray 4.34 has no ${net} transport`;
-  if (ib.protocol === 'vless' && str(ib.settings.decryption) && str(ib.settings.decryption) !== 'none') return 'V2Ray only runs VLESS with decryption "none"';
-  if (ib.protocol === 'shadowsocks' && isSs2022(str(ib.settings.method))) return 'V2Ray has no shadowsocks-2022 ciphers';
+  if (ib.protocol === 'vless' && str(ib.settings.decryption) && str(ib.settings.decryption) !== 'none')
+    return 'V2Ray only runs VLESS with decryption "none"';
+  if (ib.protocol === 'shadowsocks' && isSs2022(str(ib.settings.method)))
+    return 'V2Ray has no shadowsocks-2022 ciphers';
   return null;
 }
 
@@ -148,7 +151,10 @@ export function buildCoreConfig(template: Json, view: CoreViewData, opts: BuildO
         waitingForClients.push(ib.id);
         continue;
       }
-      if (clients.length > 1) notes.push(`${label}: V2Ray's shadowsocks inbound is single-user; only ${first.email} runs, ${clients.length - 1} other client(s) left out`);
+      if (clients.length > 1)
+        notes.push(
+          `${label}: V2Ray's shadowsocks inbound is single-user; only ${first.email} runs, ${clients.length - 1} other client(s) left out`,
+        );
       const entry = entries[0]!;
       settings.method = str(entry.method) || str(settings.method);
       settings.password = first.password;
@@ -163,7 +169,9 @@ export function buildCoreConfig(template: Json, view: CoreViewData, opts: BuildO
       for (const r of [...rulesByMaster.get(ib.id)!].sort((a, b) => a.sortOrder - b.sortOrder)) {
         const child = byId.get(r.childId);
         if (!child || !child.enable || child.nodeId !== null) {
-          notes.push(`${label}: fallback to inbound ${r.childId} left out (that inbound is missing, disabled or on a node)`);
+          notes.push(
+            `${label}: fallback to inbound ${r.childId} left out (that inbound is missing, disabled or on a node)`,
+          );
           continue;
         }
         const fb: Json = {};
@@ -192,21 +200,36 @@ export function buildCoreConfig(template: Json, view: CoreViewData, opts: BuildO
     if (Object.keys(stream).length > 0) json.streamSettings = stream;
     if (isObject(ib.sniffing) && Object.keys(ib.sniffing).length > 0) {
       const sniff = clone(ib.sniffing);
-      if (v2 && Array.isArray(sniff.destOverride)) sniff.destOverride = (sniff.destOverride as unknown[]).filter((d) => d !== 'quic' && d !== 'fakedns');
+      if (v2 && Array.isArray(sniff.destOverride))
+        sniff.destOverride = (sniff.destOverride as unknown[]).filter((d) => d !== 'quic' && d !== 'fakedns');
       if (sniff.enabled === false) delete sniff.destOverride;
       json.sniffing = sniff;
     }
     usedTags.add(ib.tag);
     const shape = { ...json, settings: { ...settings } };
     delete (shape.settings as Json).clients;
-    built.push({ id: ib.id, tag: ib.tag, protocol: ib.protocol, json, shapeKey: JSON.stringify(shape), users, liveUsers, source: ib });
+    built.push({
+      id: ib.id,
+      tag: ib.tag,
+      protocol: ib.protocol,
+      json,
+      shapeKey: JSON.stringify(shape),
+      users,
+      liveUsers,
+      source: ib,
+    });
   }
   config.inbounds = [...templateInbounds, ...built.map((b) => b.json)];
   return { config, inbounds: built, notes, waitingForClients };
 }
 
 /** A client entry under a given flavour, as the builder would emit it (for the live sync's diffs). */
-export function entryKey(protocol: Protocol, client: CoreClient, source: CoreInbound, flavour: CoreFlavour): string | null {
+export function entryKey(
+  protocol: Protocol,
+  client: CoreClient,
+  source: CoreInbound,
+  flavour: CoreFlavour,
+): string | null {
   const e = clientEntry(protocol, client, source);
   if (!e) return null;
   if (flavour === 'v2ray') delete e.reverse;

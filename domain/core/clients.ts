@@ -27,7 +27,11 @@ export function ssMethod(client: CoreClient, inboundSettings: Json): string {
  * The `settings.clients[]` entry for one client: VLESS id, flow, reverse; VMess id, security; Trojan password,
  * flow; Shadowsocks password, method; Hysteria auth; every protocol email. Null for protocols without clients.
  */
-export function clientEntry(protocol: Protocol, client: CoreClient, inbound: { settings: Json; streamSettings: Json }): Json | null {
+export function clientEntry(
+  protocol: Protocol,
+  client: CoreClient,
+  inbound: { settings: Json; streamSettings: Json },
+): Json | null {
   const flow = client.flow && flowEligible(inbound.streamSettings) ? client.flow : '';
   switch (protocol) {
     case 'vless': {
@@ -46,7 +50,9 @@ export function clientEntry(protocol: Protocol, client: CoreClient, inbound: { s
     case 'shadowsocks': {
       const method = ssMethod(client, inbound.settings);
       // Xray refuses a per-user method on a shadowsocks-2022 multi-user inbound; the key is the password.
-      return isSs2022(method) ? { password: client.password, email: client.email } : { password: client.password, method, email: client.email };
+      return isSs2022(method)
+        ? { password: client.password, email: client.email }
+        : { password: client.password, method, email: client.email };
     }
     case 'hysteria':
     case 'hysteria2':
@@ -57,7 +63,11 @@ export function clientEntry(protocol: Protocol, client: CoreClient, inbound: { s
 }
 
 /** The user for HandlerService AddUser; the account type is derived later from the inbound's protocol. */
-export function coreUser(protocol: Protocol, client: CoreClient, inbound: { settings: Json; streamSettings: Json }): CoreUser {
+export function coreUser(
+  protocol: Protocol,
+  client: CoreClient,
+  inbound: { settings: Json; streamSettings: Json },
+): CoreUser {
   const flow = client.flow && flowEligible(inbound.streamSettings) ? client.flow : undefined;
   switch (protocol) {
     case 'vless':

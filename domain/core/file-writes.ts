@@ -27,7 +27,11 @@ export class FileWriteThrottle {
   private lastCostMs = 0;
   private lastEnd = -Infinity;
 
-  constructor(private write: () => Promise<void>, private timers: FileWriteTimers = realTimers, private onError: (err: unknown) => void = () => {}) {}
+  constructor(
+    private write: () => Promise<void>,
+    private timers: FileWriteTimers = realTimers,
+    private onError: (err: unknown) => void = () => {},
+  ) {}
 
   /** A change happened: one rewrite will follow (changes until then share it). */
   changed(): void {

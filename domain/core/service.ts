@@ -46,15 +46,24 @@ export class CoreService {
   private fileWrites: FileWriteThrottle;
   private fileGen = 0;
 
-  constructor(private store: Store, private core: CoreControl, private events: EventBus, private opts: CoreServiceOptions = {}) {
+  constructor(
+    private store: Store,
+    private core: CoreControl,
+    private events: EventBus,
+    private opts: CoreServiceOptions = {},
+  ) {
     this.apiPort = opts.apiPort ?? DEFAULT_CORE_API_PORT;
-    this.fileWrites = new FileWriteThrottle(async () => {
-      const gen = ++this.fileGen;
-      if (this.core.status().state !== 'running') return;
-      const b = await this.build();
-      if (gen !== this.fileGen) return;
-      await this.core.writeConfig(b.config);
-    }, undefined, (err) => this.logWriteFailure(err));
+    this.fileWrites = new FileWriteThrottle(
+      async () => {
+        const gen = ++this.fileGen;
+        if (this.core.status().state !== 'running') return;
+        const b = await this.build();
+        if (gen !== this.fileGen) return;
+        await this.core.writeConfig(b.config);
+      },
+      undefined,
+      (err) => this.logWriteFailure(err),
+    );
     this.sync = new CoreSync({
       view: store.coreView,
       core,
@@ -78,7 +87,9 @@ export class CoreService {
     return next;
   }
 
-  status(): CoreStatus { return this.core.status(); }
+  status(): CoreStatus {
+    return this.core.status();
+  }
 
   /** The adapter reports every state change of the process here (crashes included). */
   reportState(status: CoreStatus = this.core.status()): void {
@@ -99,12 +110,21 @@ export class CoreService {
     return defaultTemplate(this.apiPort);
   }
 
-  defaultTemplate(): Json { return defaultTemplate(this.apiPort); }
+  defaultTemplate(): Json {
+    return defaultTemplate(this.apiPort);
+  }
 
   async build(template?: Json): Promise<BuildResult> {
-    const [tpl, view] = await Promise.all([template ? Promise.resolve(template) : this.template(), this.store.coreView.load()]);
+    const [tpl, view] = await Promise.all([
+      template ? Promise.resolve(template) : this.template(),
+      this.store.coreView.load(),
+    ]);
     const flavour = this.core.status().flavour;
-    const result = buildCoreConfig(tpl, view, { flavour: flavour === 'unknown' ? 'xray' : flavour, apiPort: this.apiPort, accessLog: this.opts.accessLog?.() });
+    const result = buildCoreConfig(tpl, view, {
+      flavour: flavour === 'unknown' ? 'xray' : flavour,
+      apiPort: this.apiPort,
+      accessLog: this.opts.accessLog?.(),
+    });
     this.notes = result.notes;
     return result;
   }
@@ -130,7 +150,9 @@ export class CoreService {
     try {
       await this.opts.beforeRestart();
     } catch (err) {
-      this.opts.log?.('storing counters before the core restart failed', { error: err instanceof Error ? err.message : String(err) });
+      this.opts.log?.('storing counters before the core restart failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -161,7 +183,11 @@ export class CoreService {
         this.events.emit('notification', { title: 'Core restart failed', body: msg, severity: 'error' });
         throw new DomainError(`core restart failed: ${msg}`);
       }
-      this.events.emit('notification', { title: 'Core restarted', body: `core ${this.core.status().version} is running`, severity: 'success' });
+      this.events.emit('notification', {
+        title: 'Core restarted',
+        body: `core ${this.core.status().version} is running`,
+        severity: 'success',
+      });
     });
   }
 
@@ -183,7 +209,10 @@ export class CoreService {
 
   async settingsPayload(): Promise<CoreSettingsPayload> {
     const [tpl, tags, reverse, url] = await Promise.all([
-      this.template(), this.store.coreView.inboundTags(), this.store.coreView.clientReverseTags(), this.store.settings.get(TEST_URL_KEY),
+      this.template(),
+      this.store.coreView.inboundTags(),
+      this.store.coreView.clientReverseTags(),
+      this.store.settings.get(TEST_URL_KEY),
     ]);
     return {
       coreSetting: JSON.stringify(tpl, null, 2),
@@ -197,7 +226,10 @@ export class CoreService {
    * Saves a new template (and test URL) after the core accepted the full config built from it in a test run;
    * nothing is saved otherwise. A running core is reloaded on the new config.
    */
-  async updateSettings(input: { coreSetting: string; outboundTestUrl?: string }): Promise<{ tested: boolean; restarted: boolean }> {
+  async updateSettings(input: {
+    coreSetting: string;
+    outboundTestUrl?: string;
+  }): Promise<{ tested: boolean; restarted: boolean }> {
     const template = parseTemplate(input.coreSetting);
     let url: string | undefined;
     if (input.outboundTestUrl !== undefined) {
@@ -208,7 +240,9 @@ export class CoreService {
       const build = await this.build(template);
       const t = await this.core.test(build.config);
       if (!t.ok) throw new DomainError(`coreSetting: the core rejected the config: ${tail(t.output)}`);
-      await this.store.settings.setMany(url === undefined ? { [TEMPLATE_KEY]: template } : { [TEMPLATE_KEY]: template, [TEST_URL_KEY]: url });
+      await this.store.settings.setMany(
+        url === undefined ? { [TEMPLATE_KEY]: template } : { [TEMPLATE_KEY]: template, [TEST_URL_KEY]: url },
+      );
       let restarted = false;
       if (this.core.status().state === 'running') {
         await this.reloadNow('core settings changed');
@@ -223,7 +257,9 @@ export class CoreService {
    * saved inside the serial queue so no other template change interleaves; the core must accept the full
    * config first, and a running core is reloaded on it. `edit` returns null for "no change".
    */
-  async editTemplate<T>(edit: (template: Json) => { template: Json; result: T } | null): Promise<{ changed: boolean; tested: boolean; restarted: boolean; result?: T }> {
+  async editTemplate<T>(
+    edit: (template: Json) => { template: Json; result: T } | null,
+  ): Promise<{ changed: boolean; tested: boolean; restarted: boolean; result?: T }> {
     return this.enqueue(async () => {
       const r = edit(await this.template());
       if (!r) return { changed: false, tested: false, restarted: false };
@@ -249,7 +285,12 @@ export class CoreService {
   }
 
   /** testOutbound: `mode` "tcp" dials; "" runs a full HTTP probe through a temporary core. */
-  async testOutbound(input: { outbound: string; allOutbounds?: string; mode?: string; allowPrivate?: boolean }): Promise<OutboundProbeResult> {
+  async testOutbound(input: {
+    outbound: string;
+    allOutbounds?: string;
+    mode?: string;
+    allowPrivate?: boolean;
+  }): Promise<OutboundProbeResult> {
     let outbound: unknown;
     try {
       outbound = JSON.parse(input.outbound);
@@ -257,7 +298,8 @@ export class CoreService {
       throw new DomainError('outbound: not valid JSON');
     }
     assertJsonInput(outbound, 'outbound');
-    if (!outbound || typeof outbound !== 'object' || Array.isArray(outbound)) throw new DomainError('outbound: must be a JSON object');
+    if (!outbound || typeof outbound !== 'object' || Array.isArray(outbound))
+      throw new DomainError('outbound: must be a JSON object');
     let all: unknown = [];
     if (input.allOutbounds && input.allOutbounds.trim()) {
       try {
@@ -274,7 +316,9 @@ export class CoreService {
     const url = typeof stored === 'string' && stored ? stored : DEFAULT_OUTBOUND_TEST_URL;
     return this.core.probeOutbound({
       outbound: outbound as Record<string, unknown>,
-      allOutbounds: (all as unknown[]).filter((o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o)),
+      allOutbounds: (all as unknown[]).filter(
+        (o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o),
+      ),
       mode: mode as 'tcp' | '',
       allowPrivate: input.allowPrivate === true,
       url,

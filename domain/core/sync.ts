@@ -79,9 +79,13 @@ export class CoreSync {
     this.emailTags.clear();
   }
 
-  get active(): boolean { return this.applied.size > 0 || this.idToTag.size > 0 || this.running(); }
+  get active(): boolean {
+    return this.applied.size > 0 || this.idToTag.size > 0 || this.running();
+  }
 
-  private running(): boolean { return this.deps.core.status().state === 'running'; }
+  private running(): boolean {
+    return this.deps.core.status().state === 'running';
+  }
 
   clientsChanged(emails: string[] | 'all'): Promise<void> {
     if (emails === 'all') this.pendingFull = true;
@@ -95,7 +99,9 @@ export class CoreSync {
   }
 
   /** Resolves when everything pending so far is applied. */
-  flush(): Promise<void> { return this.latest; }
+  flush(): Promise<void> {
+    return this.latest;
+  }
 
   private schedule(): Promise<void> {
     if (this.scheduled) return this.scheduled;
@@ -120,7 +126,9 @@ export class CoreSync {
       if (full) await this.reconcile(await this.deps.build());
       else if (!(await this.syncClients(emails))) await this.reconcile(await this.deps.build());
     } catch (err) {
-      this.deps.log?.('live core change failed; reloading the core', { error: err instanceof Error ? err.message : String(err) });
+      this.deps.log?.('live core change failed; reloading the core', {
+        error: err instanceof Error ? err.message : String(err),
+      });
       this.stats.reloads++;
       await this.deps.reload(`live change failed: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -129,7 +137,16 @@ export class CoreSync {
   private setApplied(b: BuiltInbound): void {
     const prev = this.applied.get(b.tag);
     if (prev) this.dropApplied(prev.tag);
-    this.applied.set(b.tag, { id: b.id, tag: b.tag, protocol: b.protocol, shapeKey: b.shapeKey, json: b.json, liveUsers: b.liveUsers, users: new Map(b.users), source: b.source });
+    this.applied.set(b.tag, {
+      id: b.id,
+      tag: b.tag,
+      protocol: b.protocol,
+      shapeKey: b.shapeKey,
+      json: b.json,
+      liveUsers: b.liveUsers,
+      users: new Map(b.users),
+      source: b.source,
+    });
     this.idToTag.set(b.id, b.tag);
     for (const email of b.users.keys()) this.linkEmail(email, b.tag);
   }
@@ -238,7 +255,10 @@ export class CoreSync {
       const a = this.applied.get(b.tag);
       if (a && a.shapeKey === b.shapeKey && (a.liveUsers || sameUsers(a.users, b.users))) {
         for (const email of [...a.users.keys()]) {
-          if (!b.users.has(email)) { await this.removeUser(a, email); changed = true; }
+          if (!b.users.has(email)) {
+            await this.removeUser(a, email);
+            changed = true;
+          }
         }
         for (const [email, key] of b.users) {
           const cur = a.users.get(email);

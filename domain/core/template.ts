@@ -20,7 +20,13 @@ export function defaultTemplate(apiPort: number): Json {
     log: { access: 'none', error: '', loglevel: 'warning' },
     api: { tag: API_TAG, services: [...API_SERVICES] },
     inbounds: [
-      { tag: API_TAG, listen: '127.0.0.1', port: apiPort, protocol: 'dokodemo-door', settings: { address: '127.0.0.1' } },
+      {
+        tag: API_TAG,
+        listen: '127.0.0.1',
+        port: apiPort,
+        protocol: 'dokodemo-door',
+        settings: { address: '127.0.0.1' },
+      },
     ],
     outbounds: [
       { tag: 'direct', protocol: 'freedom', settings: { domainStrategy: 'AsIs' } },
@@ -28,7 +34,12 @@ export function defaultTemplate(apiPort: number): Json {
     ],
     policy: {
       levels: { '0': { statsUserUplink: true, statsUserDownlink: true } },
-      system: { statsInboundUplink: true, statsInboundDownlink: true, statsOutboundUplink: true, statsOutboundDownlink: true },
+      system: {
+        statsInboundUplink: true,
+        statsInboundDownlink: true,
+        statsOutboundUplink: true,
+        statsOutboundDownlink: true,
+      },
     },
     routing: {
       domainStrategy: 'AsIs',
@@ -60,15 +71,19 @@ export function parseTemplate(text: string): Json {
     if (!Array.isArray(v)) throw new DomainError(`coreSetting: ${key} must be an array`);
     v.forEach((item, i) => {
       if (!isObject(item)) throw new DomainError(`coreSetting: ${key}[${i}] must be an object`);
-      if (key === 'inbounds' && item.tag !== API_TAG && item.protocol === undefined) throw new DomainError(`coreSetting: inbounds[${i}].protocol is required`);
-      if (key === 'outbounds' && typeof item.protocol !== 'string') throw new DomainError(`coreSetting: outbounds[${i}].protocol is required`);
+      if (key === 'inbounds' && item.tag !== API_TAG && item.protocol === undefined)
+        throw new DomainError(`coreSetting: inbounds[${i}].protocol is required`);
+      if (key === 'outbounds' && typeof item.protocol !== 'string')
+        throw new DomainError(`coreSetting: outbounds[${i}].protocol is required`);
     });
   }
   for (const key of ['log', 'routing', 'policy', 'api', 'stats', 'dns'] as const) {
-    if (parsed[key] !== undefined && parsed[key] !== null && !isObject(parsed[key])) throw new DomainError(`coreSetting: ${key} must be an object`);
+    if (parsed[key] !== undefined && parsed[key] !== null && !isObject(parsed[key]))
+      throw new DomainError(`coreSetting: ${key} must be an object`);
   }
   const rules = isObject(parsed.routing) ? parsed.routing.rules : undefined;
-  if (rules !== undefined && !Array.isArray(rules)) throw new DomainError('coreSetting: routing.rules must be an array');
+  if (rules !== undefined && !Array.isArray(rules))
+    throw new DomainError('coreSetting: routing.rules must be an array');
   const tags = new Set<string>();
   for (const ib of (parsed.inbounds as Json[] | undefined) ?? []) {
     if (typeof ib.tag === 'string' && ib.tag) {
@@ -86,20 +101,35 @@ export function parseTemplate(text: string): Json {
 export function ensureApi(cfg: Json, apiPort: number): Json {
   const api = isObject(cfg.api) ? cfg.api : {};
   const tag = typeof api.tag === 'string' && api.tag ? api.tag : API_TAG;
-  const services = Array.isArray(api.services) ? (api.services as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const services = Array.isArray(api.services)
+    ? (api.services as unknown[]).filter((s): s is string => typeof s === 'string')
+    : [];
   for (const s of API_SERVICES) if (!services.includes(s)) services.push(s);
   const { listen: _ignored, ...rest } = api; // v2ray ignores api.listen; the classic inbound form is used instead
   cfg.api = { ...rest, tag, services };
 
   const inbounds = Array.isArray(cfg.inbounds) ? (cfg.inbounds as Json[]) : [];
-  const apiInbound: Json = { tag, listen: '127.0.0.1', port: apiPort, protocol: 'dokodemo-door', settings: { address: '127.0.0.1' } };
+  const apiInbound: Json = {
+    tag,
+    listen: '127.0.0.1',
+    port: apiPort,
+    protocol: 'dokodemo-door',
+    settings: { address: '127.0.0.1' },
+  };
   const idx = inbounds.findIndex((ib) => isObject(ib) && ib.tag === tag);
   if (idx >= 0) inbounds.splice(idx, 1);
   cfg.inbounds = [apiInbound, ...inbounds];
 
   const routing = isObject(cfg.routing) ? cfg.routing : {};
   const rules = (Array.isArray(routing.rules) ? (routing.rules as Json[]) : []).filter(
-    (r) => !(isObject(r) && r.outboundTag === tag && Array.isArray(r.inboundTag) && r.inboundTag.length === 1 && r.inboundTag[0] === tag),
+    (r) =>
+      !(
+        isObject(r) &&
+        r.outboundTag === tag &&
+        Array.isArray(r.inboundTag) &&
+        r.inboundTag.length === 1 &&
+        r.inboundTag[0] === tag
+      ),
   );
   routing.rules = [{ type: 'field', inboundTag: [tag], outboundTag: tag }, ...rules];
   cfg.routing = routing;
@@ -111,7 +141,13 @@ export function ensureApi(cfg: Json, apiPort: number): Json {
   levels['0'] = { ...level0, statsUserUplink: true, statsUserDownlink: true };
   policy.levels = levels;
   const system = isObject(policy.system) ? policy.system : {};
-  policy.system = { ...system, statsInboundUplink: true, statsInboundDownlink: true, statsOutboundUplink: true, statsOutboundDownlink: true };
+  policy.system = {
+    ...system,
+    statsInboundUplink: true,
+    statsInboundDownlink: true,
+    statsOutboundUplink: true,
+    statsOutboundDownlink: true,
+  };
   cfg.policy = policy;
   return cfg;
 }

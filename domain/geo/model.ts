@@ -58,12 +58,17 @@ export interface GeoAlias {
 
 /** Lower-case; every run of characters outside [a-z0-9_-] becomes `_`; leading/trailing `_`/`-` trimmed. */
 export function normaliseAlias(raw: string): string {
-  return raw.trim().toLowerCase().replace(/[^a-z0-9_-]+/g, '_').replace(/^[_-]+|[_-]+$/g, '');
+  return raw
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '_')
+    .replace(/^[_-]+|[_-]+$/g, '');
 }
 
 export const extensionOf = (url: string): 'dat' | 'json' => (/\.json$/i.test(new URL(url).pathname) ? 'json' : 'dat');
 
-export const fileNameOf = (r: Pick<GeoRecord, 'type' | 'alias' | 'url'>): string => `${r.type}_${r.alias}.${extensionOf(r.url)}`;
+export const fileNameOf = (r: Pick<GeoRecord, 'type' | 'alias' | 'url'>): string =>
+  `${r.type}_${r.alias}.${extensionOf(r.url)}`;
 
 export const usageOf = (fileName: string): string => `ext:${fileName}:<tag>`;
 
@@ -71,9 +76,15 @@ export function toGeoView(r: GeoRecord): GeoView {
   const fileName = fileNameOf(r);
   const status = r.status === 'ok' ? 'ok' : r.status.startsWith('error') ? 'error' : 'pending';
   return {
-    id: r.id, type: r.type, alias: r.alias, url: r.url, status,
+    id: r.id,
+    type: r.type,
+    alias: r.alias,
+    url: r.url,
+    status,
     error: status === 'error' ? r.status.replace(/^error:\s*/, '') : '',
-    lastDownload: r.lastDownload, fileName, usage: usageOf(fileName),
+    lastDownload: r.lastDownload,
+    fileName,
+    usage: usageOf(fileName),
   };
 }
 
@@ -82,7 +93,9 @@ export function aliasProblem(type: GeoType, alias: string): string | null {
   if (!alias) return 'alias: must contain at least one letter or digit';
   if (alias.length > ALIAS_MAX) return `alias: must be at most ${ALIAS_MAX} characters`;
   const file = `${type}_${alias}`.toLowerCase();
-  const clash = BUILTIN_GEO_FILES.find((b) => b.alias === alias || b.fileName.replace(/\.dat$/, '').toLowerCase() === file);
+  const clash = BUILTIN_GEO_FILES.find(
+    (b) => b.alias === alias || b.fileName.replace(/\.dat$/, '').toLowerCase() === file,
+  );
   if (clash) return `alias: '${alias}' is reserved by the built-in file ${clash.fileName}`;
   return null;
 }
@@ -98,7 +111,8 @@ export function urlProblem(raw: string): string | null {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'url: must use http or https';
   if (!u.hostname) return 'url: must name a host';
   if (u.username || u.password) return 'url: must not contain credentials';
-  if (!/\.(dat|json)$/i.test(u.pathname)) return 'url: must point to a .dat or .json file (the path must end in .dat or .json)';
+  if (!/\.(dat|json)$/i.test(u.pathname))
+    return 'url: must point to a .dat or .json file (the path must end in .dat or .json)';
   return null;
 }
 
@@ -106,7 +120,8 @@ export function urlProblem(raw: string): string | null {
 export function contentProblem(body: Uint8Array, ext: 'dat' | 'json'): string | null {
   if (body.length < MIN_GEO_BYTES) return `the file is too small (${body.length} bytes) to be a geo data file`;
   const head = new TextDecoder().decode(body.subarray(0, 256)).trimStart().toLowerCase();
-  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'the server returned an HTML page, not a geo data file';
+  if (head.startsWith('<!doctype html') || head.startsWith('<html'))
+    return 'the server returned an HTML page, not a geo data file';
   if (ext === 'json') {
     try {
       JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -117,13 +132,18 @@ export function contentProblem(body: Uint8Array, ext: 'dat' | 'json'): string | 
   return null;
 }
 
-const type = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-  z.enum(GEO_TYPES, { error: `must be one of: ${GEO_TYPES.join(', ')}` }));
+const type = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(GEO_TYPES, { error: `must be one of: ${GEO_TYPES.join(', ')}` }),
+);
 
 export const geoInput = z.object({
   type,
   alias: z.string({ error: 'must be a string' }).max(256, 'must be at most 256 characters').transform(normaliseAlias),
-  url: z.string({ error: 'must be a string' }).max(URL_MAX, `must be at most ${URL_MAX} characters`).transform((s) => s.trim())
+  url: z
+    .string({ error: 'must be a string' })
+    .max(URL_MAX, `must be at most ${URL_MAX} characters`)
+    .transform((s) => s.trim())
     .superRefine((s, ctx) => {
       const p = urlProblem(s);
       if (p) ctx.addIssue({ code: 'custom', message: p.replace(/^url: /, '') });

@@ -8,8 +8,19 @@ import type { Clock } from '../shared/clock.js';
 import { nowSeconds } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import {
-  aliasProblem, BUILTIN_GEO_FILES, contentProblem, extensionOf, fileNameOf, GEO_TYPES, toGeoView, usageOf,
-  type GeoAlias, type GeoInput, type GeoRecord, type GeoType, type GeoView,
+  aliasProblem,
+  BUILTIN_GEO_FILES,
+  contentProblem,
+  extensionOf,
+  fileNameOf,
+  GEO_TYPES,
+  toGeoView,
+  usageOf,
+  type GeoAlias,
+  type GeoInput,
+  type GeoRecord,
+  type GeoType,
+  type GeoView,
 } from './model.js';
 
 export const GEO_DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
@@ -66,7 +77,13 @@ export class GeoService {
     const out = Object.fromEntries(GEO_TYPES.map((t) => [t, [] as GeoAlias[]])) as Record<GeoType, GeoAlias[]>;
     for (const b of BUILTIN_GEO_FILES) {
       const main = b.fileName === `${b.type}.dat`;
-      out[b.type].push({ alias: b.alias, type: b.type, fileName: b.fileName, builtin: true, usage: main ? `${b.type}:<tag>` : usageOf(b.fileName) });
+      out[b.type].push({
+        alias: b.alias,
+        type: b.type,
+        fileName: b.fileName,
+        builtin: true,
+        usage: main ? `${b.type}:<tag>` : usageOf(b.fileName),
+      });
     }
     for (const r of await this.store.geo.list()) {
       const fileName = fileNameOf(r);
@@ -80,8 +97,12 @@ export class GeoService {
     let res;
     try {
       res = await this.http.request({
-        url, method: 'GET', headers: { accept: '*/*' }, maxRedirects: 5,
-        timeoutMs: this.opts.timeoutMs ?? GEO_DOWNLOAD_TIMEOUT_MS, maxBytes: this.opts.maxBytes ?? GEO_MAX_BYTES,
+        url,
+        method: 'GET',
+        headers: { accept: '*/*' },
+        maxRedirects: 5,
+        timeoutMs: this.opts.timeoutMs ?? GEO_DOWNLOAD_TIMEOUT_MS,
+        maxBytes: this.opts.maxBytes ?? GEO_MAX_BYTES,
         allowPrivate: this.opts.allowPrivate ?? false,
       });
     } catch (err) {
@@ -107,7 +128,13 @@ export class GeoService {
     }
     const body = await this.fetchSource(input.url);
     const now = nowSeconds(this.clock);
-    const row = await this.store.geo.insert({ type: input.type, alias: input.alias, url: input.url, status: 'ok', lastDownload: now });
+    const row = await this.store.geo.insert({
+      type: input.type,
+      alias: input.alias,
+      url: input.url,
+      status: 'ok',
+      lastDownload: now,
+    });
     if (!row) throw new DomainError(`alias: a ${input.type} source named '${input.alias}' already exists`, 'conflict');
     try {
       await files.write(fileNameOf(row), body);
@@ -131,9 +158,16 @@ export class GeoService {
     const oldFile = fileNameOf(cur);
     const newFile = fileNameOf(input);
     const body = await this.fetchSource(input.url);
-    const saved = await this.store.geo.update(id, { type: input.type, alias: input.alias, url: input.url, status: 'ok', lastDownload: nowSeconds(this.clock) });
+    const saved = await this.store.geo.update(id, {
+      type: input.type,
+      alias: input.alias,
+      url: input.url,
+      status: 'ok',
+      lastDownload: nowSeconds(this.clock),
+    });
     if (saved === 'missing') throw new DomainError(`custom geo source ${id} not found`, 'not_found');
-    if (saved === 'taken') throw new DomainError(`alias: a ${input.type} source named '${input.alias}' already exists`, 'conflict');
+    if (saved === 'taken')
+      throw new DomainError(`alias: a ${input.type} source named '${input.alias}' already exists`, 'conflict');
     await files.write(newFile, body);
     if (oldFile !== newFile) await files.remove(oldFile);
     await this.restart();
@@ -181,7 +215,12 @@ export class GeoService {
         await this.refresh(r);
         res.succeeded.push({ id: r.id, alias: r.alias, fileName });
       } catch (err) {
-        res.failed.push({ id: r.id, alias: r.alias, fileName, error: err instanceof Error ? err.message : String(err) });
+        res.failed.push({
+          id: r.id,
+          alias: r.alias,
+          fileName,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     if (res.succeeded.length) await this.restart();

@@ -14,7 +14,11 @@ const check = (field: string, value: string): string => {
 };
 
 export class GroupsService {
-  constructor(private store: Store, private clock: Clock, private events: EventSink) {}
+  constructor(
+    private store: Store,
+    private clock: Clock,
+    private events: EventSink,
+  ) {}
 
   list(): Promise<GroupSummary[]> {
     return this.store.groups.list();
@@ -26,7 +30,8 @@ export class GroupsService {
 
   async create(name: string): Promise<{ name: string }> {
     const n = check('name', name);
-    if (!(await this.store.groups.create(n, this.clock.now()))) throw new DomainError(`group name already exists: ${n}`, 'conflict');
+    if (!(await this.store.groups.create(n, this.clock.now())))
+      throw new DomainError(`group name already exists: ${n}`, 'conflict');
     this.events.emit('groups.changed', { action: 'create' });
     return { name: n };
   }

@@ -19,7 +19,12 @@ const NEXT_ENTRY = ',{"email":"';
  * `lastId` (a new client). Null when a fresh entry cannot be placed (an older client newly attached, or renamed):
  * then the array must be built again.
  */
-export function patchClientsText(text: string, lastId: number, emails: Iterable<string>, fresh: FreshEntry[]): { text: string; lastId: number } | null {
+export function patchClientsText(
+  text: string,
+  lastId: number,
+  emails: Iterable<string>,
+  fresh: FreshEntry[],
+): { text: string; lastId: number } | null {
   const freshByEmail = new Map(fresh.map((f) => [f.email, f]));
   const cuts: { start: number; end: number; json: string | null }[] = [];
   const appended: FreshEntry[] = [];
@@ -49,7 +54,10 @@ export function patchClientsText(text: string, lastId: number, emails: Iterable<
   }
   run(from, text.length - 1); // before ']'
   for (const f of appended) items.push(f.json);
-  return { text: `[${items.join(',')}]`, lastId: appended.length ? Math.max(lastId, appended[appended.length - 1]!.id) : lastId };
+  return {
+    text: `[${items.join(',')}]`,
+    lastId: appended.length ? Math.max(lastId, appended[appended.length - 1]!.id) : lastId,
+  };
 }
 
 /** Where the entry of `email` is in the array text: [start, end) of its object, or null. */

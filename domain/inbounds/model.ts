@@ -1,12 +1,29 @@
 /** Protocols an inbound may have (spec: Inbound). */
 export const PROTOCOLS = [
-  'vless', 'vmess', 'trojan', 'shadowsocks', 'hysteria', 'hysteria2',
-  'socks', 'http', 'mixed', 'wireguard', 'dokodemo', 'tunnel',
+  'vless',
+  'vmess',
+  'trojan',
+  'shadowsocks',
+  'hysteria',
+  'hysteria2',
+  'socks',
+  'http',
+  'mixed',
+  'wireguard',
+  'dokodemo',
+  'tunnel',
 ] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Protocols offered for attaching clients (spec: multi-client protocols). */
-export const MULTI_CLIENT_PROTOCOLS: readonly Protocol[] = ['shadowsocks', 'vless', 'vmess', 'trojan', 'hysteria', 'hysteria2'];
+export const MULTI_CLIENT_PROTOCOLS: readonly Protocol[] = [
+  'shadowsocks',
+  'vless',
+  'vmess',
+  'trojan',
+  'hysteria',
+  'hysteria2',
+];
 
 export type Json = Record<string, unknown>;
 

@@ -46,7 +46,8 @@ export function transportsOf(protocol: Protocol, settings: Json, stream: Json): 
       break;
   }
   const net = networkOf(stream);
-  let bits: Transports = net === 'kcp' || net === 'mkcp' || net === 'quic' ? { tcp: false, udp: true } : { tcp: true, udp: false };
+  let bits: Transports =
+    net === 'kcp' || net === 'mkcp' || net === 'quic' ? { tcp: false, udp: true } : { tcp: true, udp: false };
   if (protocol === 'shadowsocks' || protocol === 'dokodemo' || protocol === 'tunnel') {
     const key = protocol === 'shadowsocks' ? 'network' : protocol === 'dokodemo' ? 'network' : 'allowedNetwork';
     const list = str(settings[key]);
@@ -60,7 +61,8 @@ export function transportsOf(protocol: Protocol, settings: Json, stream: Json): 
   return bits;
 }
 
-export const isAnyListen = (listen: string): boolean => listen === '' || listen === '0.0.0.0' || listen === '::' || listen === '::0';
+export const isAnyListen = (listen: string): boolean =>
+  listen === '' || listen === '0.0.0.0' || listen === '::' || listen === '::0';
 
 /** Whether two listen addresses can collide (a wildcard overlaps everything). */
 export const listenOverlaps = (a: string, b: string): boolean => isAnyListen(a) || isAnyListen(b) || a === b;
@@ -68,7 +70,10 @@ export const listenOverlaps = (a: string, b: string): boolean => isAnyListen(a) 
 /** Unix-socket listens (`/path`, `@abstract`) have no port. */
 export const isSocketListen = (listen: string): boolean => listen.startsWith('/') || listen.startsWith('@');
 
-export const sharedTransports = (a: Transports, b: Transports): Transports => ({ tcp: a.tcp && b.tcp, udp: a.udp && b.udp });
+export const sharedTransports = (a: Transports, b: Transports): Transports => ({
+  tcp: a.tcp && b.tcp,
+  udp: a.udp && b.udp,
+});
 export const anyTransport = (t: Transports): boolean => t.tcp || t.udp;
 export const transportName = (t: Transports): string => (t.tcp && t.udp ? 'tcp+udp' : t.udp ? 'udp' : 'tcp');
 
@@ -79,15 +84,26 @@ export function tlsFlowCapable(protocol: string, stream: Json): boolean {
 
 /** Where a client's `flow` is meaningful: VLESS or Trojan on TCP with tls or reality. */
 export function flowEligible(protocol: string, stream: Json): boolean {
-  return (protocol === 'vless' || protocol === 'trojan') && networkOf(stream) === 'tcp' && ['tls', 'reality'].includes(securityOf(stream));
+  return (
+    (protocol === 'vless' || protocol === 'trojan') &&
+    networkOf(stream) === 'tcp' &&
+    ['tls', 'reality'].includes(securityOf(stream))
+  );
 }
 
 /** Fallbacks apply to a VLESS/Trojan master on TCP with TLS. */
 export function fallbackMasterCapable(protocol: string, stream: Json): boolean {
-  return (protocol === 'vless' || protocol === 'trojan') && networkOf(stream) === 'tcp' && ['tls', 'reality'].includes(securityOf(stream));
+  return (
+    (protocol === 'vless' || protocol === 'trojan') &&
+    networkOf(stream) === 'tcp' &&
+    ['tls', 'reality'].includes(securityOf(stream))
+  );
 }
 
-/** The server-generated tag for an inbound: `inbound-<port>` (node inbounds `n<id>-inbound-<port>`); a suffix on collision. */
+/**
+ * The server-generated tag for an inbound: `inbound-<port>` (node inbounds `n<id>-inbound-<port>`); a suffix on
+ * collision.
+ */
 export function baseTag(port: number, nodeId: number | null, t: Transports): string {
   const prefix = nodeId == null ? '' : `n${nodeId}-`;
   const suffix = t.udp && !t.tcp ? '-udp' : '';

@@ -8,16 +8,44 @@ import type { EventChannel } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import type { ClientWrite } from '../clients/model.js';
 import { clientInput } from '../clients/input.js';
-import { applyProtocolRules, flowFor, identifierProblem, randomSubId, ss2022KeyBytes, validSs2022Key } from '../clients/rules.js';
+import {
+  applyProtocolRules,
+  flowFor,
+  identifierProblem,
+  randomSubId,
+  ss2022KeyBytes,
+  validSs2022Key,
+} from '../clients/rules.js';
 import { randomAlnum } from '../shared/random.js';
 import {
-  MULTI_CLIENT_PROTOCOLS, NODE_CAPABLE_PROTOCOLS,
-  type ClientStat, type FallbackRule, type InboundOption, type InboundRecord, type InboundView, type InboundWrite, type Json,
+  MULTI_CLIENT_PROTOCOLS,
+  NODE_CAPABLE_PROTOCOLS,
+  type ClientStat,
+  type FallbackRule,
+  type InboundOption,
+  type InboundRecord,
+  type InboundView,
+  type InboundWrite,
+  type Json,
   type ProjectedClient,
 } from './model.js';
 import {
-  anyTransport, baseTag, cleanSniffing, cleanStream, fallbackMasterCapable, flowEligible, isSocketListen, listenOverlaps,
-  parseJsonObject, sharedTransports, ssMethodOf, stripClients, tlsFlowCapable, transportName, transportsOf, type Transports,
+  anyTransport,
+  baseTag,
+  cleanSniffing,
+  cleanStream,
+  fallbackMasterCapable,
+  flowEligible,
+  isSocketListen,
+  listenOverlaps,
+  parseJsonObject,
+  sharedTransports,
+  ssMethodOf,
+  stripClients,
+  tlsFlowCapable,
+  transportName,
+  transportsOf,
+  type Transports,
 } from './rules.js';
 import { describeZodError } from '../shared/zod-error.js';
 import { fallbacksBody, inboundInput, type InboundInput } from './input.js';
@@ -36,16 +64,36 @@ function projectClient(row: AttachedClientRow, ib: InboundRecord): ProjectedClie
       if (c.reverse) out.reverse = c.reverse;
       break;
     }
-    case 'vmess': out.id = c.uuid; out.security = c.security || 'auto'; break;
-    case 'trojan': out.password = c.password; out.flow = flowFor(c, ib); break;
-    case 'shadowsocks': out.password = c.password; if (c.method) out.method = c.method; break;
+    case 'vmess':
+      out.id = c.uuid;
+      out.security = c.security || 'auto';
+      break;
+    case 'trojan':
+      out.password = c.password;
+      out.flow = flowFor(c, ib);
+      break;
+    case 'shadowsocks':
+      out.password = c.password;
+      if (c.method) out.method = c.method;
+      break;
     case 'hysteria':
-    case 'hysteria2': out.auth = c.auth; break;
-    default: break;
+    case 'hysteria2':
+      out.auth = c.auth;
+      break;
+    default:
+      break;
   }
   Object.assign(out, {
-    limitIp: c.limitIp, totalGB: c.totalGB, expiryTime: c.expiryTime, tgId: c.tgId, subId: c.subId, comment: c.comment,
-    reset: c.reset, group: c.group, created_at: c.createdAt, updated_at: c.updatedAt,
+    limitIp: c.limitIp,
+    totalGB: c.totalGB,
+    expiryTime: c.expiryTime,
+    tgId: c.tgId,
+    subId: c.subId,
+    comment: c.comment,
+    reset: c.reset,
+    group: c.group,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
   });
   return out;
 }
@@ -53,8 +101,16 @@ function projectClient(row: AttachedClientRow, ib: InboundRecord): ProjectedClie
 function statOf(row: AttachedClientRow, slim: boolean): ClientStat {
   const c = row.client;
   const s: ClientStat = {
-    id: c.id, inboundId: row.inboundId, email: c.email, enable: row.trafficEnable, up: row.up, down: row.down,
-    total: c.totalGB, expiryTime: c.expiryTime, reset: c.reset, lastOnline: row.lastOnline,
+    id: c.id,
+    inboundId: row.inboundId,
+    email: c.email,
+    enable: row.trafficEnable,
+    up: row.up,
+    down: row.down,
+    total: c.totalGB,
+    expiryTime: c.expiryTime,
+    reset: c.reset,
+    lastOnline: row.lastOnline,
   };
   if (!slim) Object.assign(s, { uuid: c.uuid, subId: c.subId });
   return s;
@@ -99,7 +155,9 @@ export class InboundsService {
     events.on?.('clients.changed', (e) => this.clientsText.clientsChanged(e.emails));
     events.on?.('inbounds.changed', dropAll);
     events.on?.('groups.changed', dropAll);
-    events.on?.('traffic.tick', (t) => { if (t.clients.length) this.clientsText.trafficMoved(); });
+    events.on?.('traffic.tick', (t) => {
+      if (t.clients.length) this.clientsText.trafficMoved();
+    });
   }
 
   /** Data replaced behind the events' back (a database import): nothing kept is used again. */
@@ -122,7 +180,9 @@ export class InboundsService {
   private view(ib: InboundRecord, rows: AttachedClientRow[], slim: boolean): InboundView {
     const settings: Json = { ...stripClients(ib.settings) };
     if (MULTI_CLIENT_PROTOCOLS.includes(ib.protocol)) {
-      settings.clients = rows.map((r) => (slim ? { email: r.client.email, enable: r.client.enable, comment: r.client.comment } : projectClient(r, ib)));
+      settings.clients = rows.map((r) =>
+        slim ? { email: r.client.email, enable: r.client.enable, comment: r.client.comment } : projectClient(r, ib),
+      );
     }
     return {
       ...ib,
@@ -166,10 +226,13 @@ export class InboundsService {
     const project = { protocol: ib.protocol, flowEligible: flowEligible(ib.protocol, ib.streamSettings) };
     const shape = `${project.protocol}/${project.flowEligible}`;
     const since = this.clientsText.mark;
-    const kept = multi ? await this.clientsText.get(id, shape, (emails) => this.store.inbounds.clientEntriesJson(id, project, emails)) : null;
+    const kept = multi
+      ? await this.clientsText.get(id, shape, (emails) => this.store.inbounds.clientEntriesJson(id, project, emails))
+      : null;
     const arrays = await this.store.inbounds.attachedJson(id, project, multi && kept === null);
     const clients = kept ?? arrays.clients ?? '[]';
-    if (multi && kept === null) this.clientsText.put(id, shape, clients, arrays.lastClientId, arrays.delayedStart, since);
+    if (multi && kept === null)
+      this.clientsText.put(id, shape, clients, arrays.lastClientId, arrays.delayedStart, since);
     const mark = `\u0001${randomAlnum(24)}`;
     const view: Record<string, unknown> & { settings: Json } = { ...this.view(ib, [], false), clientStats: `${mark}s` };
     if (multi) view.settings.clients = `${mark}c`;
@@ -183,7 +246,11 @@ export class InboundsService {
 
   async options(): Promise<InboundOption[]> {
     return (await this.store.inbounds.list()).map((ib) => ({
-      id: ib.id, remark: ib.remark, protocol: ib.protocol, port: ib.port, tlsFlowCapable: tlsFlowCapable(ib.protocol, ib.streamSettings),
+      id: ib.id,
+      remark: ib.remark,
+      protocol: ib.protocol,
+      port: ib.port,
+      tlsFlowCapable: tlsFlowCapable(ib.protocol, ib.streamSettings),
     }));
   }
 
@@ -200,7 +267,8 @@ export class InboundsService {
     let nodeId = input.nodeId ?? null;
     if (nodeId === 0) nodeId = null;
     if (nodeId !== null && !NODE_CAPABLE_PROTOCOLS.includes(input.protocol)) nodeId = null;
-    if (nodeId !== null && !(await this.store.inbounds.nodeExists(nodeId))) throw new DomainError(`nodeId: node ${nodeId} not found`, 'not_found');
+    if (nodeId !== null && !(await this.store.inbounds.nodeExists(nodeId)))
+      throw new DomainError(`nodeId: node ${nodeId} not found`, 'not_found');
     const listen = (input.listen ?? '').trim();
     return {
       userId: current?.userId ?? this.userId,
@@ -233,7 +301,10 @@ export class InboundsService {
       if (!listenOverlaps(other.listen, w.listen)) continue;
       const shared = sharedTransports(mine, transportsOf(other.protocol, other.settings, other.streamSettings));
       if (!anyTransport(shared)) continue;
-      throw new DomainError(`port ${w.port} is already used by inbound '${other.remark || other.tag}' (id ${other.id}, ${transportName(shared)})`, 'port_in_use');
+      throw new DomainError(
+        `port ${w.port} is already used by inbound '${other.remark || other.tag}' (id ${other.id}, ${transportName(shared)})`,
+        'port_in_use',
+      );
     }
     if (w.nodeId !== null) return; // a node's ports are the node's business
     let toProbe: Transports = mine;
@@ -243,7 +314,11 @@ export class InboundsService {
     }
     if (!anyTransport(toProbe)) return;
     const r = await this.probe.probe(w.listen, w.port, toProbe);
-    if (!r.free) throw new DomainError(`port ${w.port} is already in use on this host (${r.transport}${w.listen ? ` on ${w.listen}` : ''}): ${r.reason}`, 'port_in_use');
+    if (!r.free)
+      throw new DomainError(
+        `port ${w.port} is already in use on this host (${r.transport}${w.listen ? ` on ${w.listen}` : ''}): ${r.reason}`,
+        'port_in_use',
+      );
   }
 
   private async chooseTag(w: InboundWrite, exceptId?: number): Promise<string> {
@@ -280,11 +355,16 @@ export class InboundsService {
     const w = await this.build(raw, cur);
     const attached = await this.store.inbounds.attachedClients([id]);
     if (w.protocol !== cur.protocol && attached.length > 0) {
-      throw new DomainError(`protocol: cannot change ${cur.protocol} to ${w.protocol} while ${attached.length} client(s) are attached; detach them first`);
+      throw new DomainError(
+        `protocol: cannot change ${cur.protocol} to ${w.protocol} while ${attached.length} client(s) are attached; detach them first`,
+      );
     }
     await this.checkPort(w, cur);
-    const sameTagBasis = w.port === cur.port && w.nodeId === cur.nodeId
-      && transportName(transportsOf(w.protocol, w.settings, w.streamSettings)) === transportName(transportsOf(cur.protocol, cur.settings, cur.streamSettings));
+    const sameTagBasis =
+      w.port === cur.port &&
+      w.nodeId === cur.nodeId &&
+      transportName(transportsOf(w.protocol, w.settings, w.streamSettings)) ===
+        transportName(transportsOf(cur.protocol, cur.settings, cur.streamSettings));
     w.tag = sameTagBasis ? cur.tag : await this.chooseTag(w, id);
     const saved = await this.store.inbounds.update(id, w);
     if (!saved) throw new DomainError(`inbound ${id} not found`, 'not_found');
@@ -297,7 +377,9 @@ export class InboundsService {
     return this.get(id);
   }
 
-  /** After a Shadowsocks method change: legacy clients get the new method; 2022 keys of the wrong length are replaced. */
+  /**
+   * After a Shadowsocks method change: legacy clients get the new method; 2022 keys of the wrong length are replaced.
+   */
   private async refreshShadowsocksClients(ib: InboundRecord, rows: AttachedClientRow[]): Promise<string[]> {
     if (ib.protocol !== 'shadowsocks') return [];
     const method = ssMethodOf(ib);
@@ -325,12 +407,14 @@ export class InboundsService {
   }
 
   async setEnable(id: number, enable: boolean): Promise<void> {
-    if (!(await this.store.inbounds.setEnable(id, enable))) throw new DomainError(`inbound ${id} not found`, 'not_found');
+    if (!(await this.store.inbounds.setEnable(id, enable)))
+      throw new DomainError(`inbound ${id} not found`, 'not_found');
     this.changed([id], enable ? 'enable' : 'disable');
   }
 
   async resetTraffic(id: number): Promise<void> {
-    if ((await this.store.inbounds.resetTraffic(id)) === 0) throw new DomainError(`inbound ${id} not found`, 'not_found');
+    if ((await this.store.inbounds.resetTraffic(id)) === 0)
+      throw new DomainError(`inbound ${id} not found`, 'not_found');
     this.changed([id], 'resetTraffic');
   }
 
@@ -350,14 +434,16 @@ export class InboundsService {
     } catch {
       throw new DomainError('data: malformed JSON');
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new DomainError('data: must be a JSON-encoded inbound object');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new DomainError('data: must be a JSON-encoded inbound object');
     const obj = parsed as Record<string, unknown>;
     const input = InboundsService.parse(obj);
     const settings = parseJsonObject('settings', obj.settings);
     if (typeof settings === 'string') throw new DomainError(`data.${settings}`);
     const rawClients = settings.clients === undefined ? [] : settings.clients;
     if (!Array.isArray(rawClients)) throw new DomainError('data.settings.clients: must be an array');
-    if (rawClients.length > IMPORT_CLIENTS_MAX) throw new DomainError(`data.settings.clients: at most ${IMPORT_CLIENTS_MAX} clients`);
+    if (rawClients.length > IMPORT_CLIENTS_MAX)
+      throw new DomainError(`data.settings.clients: at most ${IMPORT_CLIENTS_MAX} clients`);
     if (rawClients.length > 0 && !MULTI_CLIENT_PROTOCOLS.includes(input.protocol)) {
       throw new DomainError(`data.settings.clients: protocol ${input.protocol} does not take clients`);
     }
@@ -373,20 +459,40 @@ export class InboundsService {
       const r = clientInput.safeParse(entry);
       if (!r.success) throw new DomainError(describeZodError(r.error, `data.settings.clients[${i}]`));
       const c = r.data;
-      const problem = identifierProblem(`data.settings.clients[${i}].email`, c.email, true)
-        ?? identifierProblem(`data.settings.clients[${i}].subId`, c.subId ?? '', false);
+      const problem =
+        identifierProblem(`data.settings.clients[${i}].email`, c.email, true) ??
+        identifierProblem(`data.settings.clients[${i}].subId`, c.subId ?? '', false);
       if (problem) throw new DomainError(problem);
       if (seen.has(c.email)) throw new DomainError(`data.settings.clients[${i}].email: duplicate email ${c.email}`);
       seen.add(c.email);
       const extra = entry as Record<string, unknown>;
       const created = Number(extra.created_at ?? extra.createdAt ?? now);
-      clients.push(applyProtocolRules({
-        email: c.email, subId: c.subId || randomSubId(), uuid: c.id ?? c.uuid ?? '', password: c.password ?? '', auth: c.auth ?? '',
-        flow: c.flow === 'none' ? '' : c.flow ?? '', security: c.security ?? '', method: '', totalGB: c.totalGB ?? 0,
-        expiryTime: c.expiryTime ?? 0, enable: c.enable ?? true, limitIp: c.limitIp ?? 0, tgId: c.tgId ?? 0, comment: c.comment ?? '',
-        group: (c.group ?? '').trim(), reverse: c.reverse && c.reverse.tag ? { tag: c.reverse.tag } : null, reset: c.reset ?? 0,
-        createdAt: Number.isSafeInteger(created) && created > 0 ? created : now, updatedAt: now,
-      }, [target]));
+      clients.push(
+        applyProtocolRules(
+          {
+            email: c.email,
+            subId: c.subId || randomSubId(),
+            uuid: c.id ?? c.uuid ?? '',
+            password: c.password ?? '',
+            auth: c.auth ?? '',
+            flow: c.flow === 'none' ? '' : (c.flow ?? ''),
+            security: c.security ?? '',
+            method: '',
+            totalGB: c.totalGB ?? 0,
+            expiryTime: c.expiryTime ?? 0,
+            enable: c.enable ?? true,
+            limitIp: c.limitIp ?? 0,
+            tgId: c.tgId ?? 0,
+            comment: c.comment ?? '',
+            group: (c.group ?? '').trim(),
+            reverse: c.reverse && c.reverse.tag ? { tag: c.reverse.tag } : null,
+            reset: c.reset ?? 0,
+            createdAt: Number.isSafeInteger(created) && created > 0 ? created : now,
+            updatedAt: now,
+          },
+          [target],
+        ),
+      );
     }
     const res = await this.store.inbounds.importWithClients(w, clients, now);
     if (!res) throw new DomainError(`could not pick a unique tag for port ${w.port}; try again`);
@@ -397,7 +503,13 @@ export class InboundsService {
       if (!c) continue;
       const inbounds = await this.store.inbounds.ofClient(c.id);
       const filled = applyProtocolRules({ ...c }, inbounds);
-      if (filled.uuid === c.uuid && filled.password === c.password && filled.auth === c.auth && filled.method === c.method) continue;
+      if (
+        filled.uuid === c.uuid &&
+        filled.password === c.password &&
+        filled.auth === c.auth &&
+        filled.method === c.method
+      )
+        continue;
       const { id: _id, ...row } = { ...filled, flow: c.flow, reverse: c.reverse, updatedAt: now };
       await this.store.clients.replace(c.id, c.email, row);
       fixed.push(email);
@@ -418,17 +530,28 @@ export class InboundsService {
     const master = await this.mustGet(id);
     const rules = body.fallbacks;
     if (rules.length > 0 && !fallbackMasterCapable(master.protocol, master.streamSettings)) {
-      throw new DomainError(`inbound ${id} cannot have fallbacks: the master must be VLESS or Trojan over TCP with TLS`);
+      throw new DomainError(
+        `inbound ${id} cannot have fallbacks: the master must be VLESS or Trojan over TCP with TLS`,
+      );
     }
     const childIds = [...new Set(rules.map((r) => r.childId))];
     const children = new Set((await this.store.inbounds.byIds(childIds)).map((c) => c.id));
     for (const [i, r] of rules.entries()) {
       if (r.childId === id) throw new DomainError(`fallbacks[${i}].childId: an inbound cannot fall back to itself`);
-      if (!children.has(r.childId)) throw new DomainError(`fallbacks[${i}].childId: inbound ${r.childId} not found`, 'not_found');
+      if (!children.has(r.childId))
+        throw new DomainError(`fallbacks[${i}].childId: inbound ${r.childId} not found`, 'not_found');
     }
-    const saved = await this.store.inbounds.replaceFallbacks(id, rules.map((r, i) => ({
-      childId: r.childId, name: r.name ?? '', alpn: r.alpn ?? '', path: r.path ?? '', xver: r.xver ?? 0, sortOrder: r.sortOrder ?? i,
-    })));
+    const saved = await this.store.inbounds.replaceFallbacks(
+      id,
+      rules.map((r, i) => ({
+        childId: r.childId,
+        name: r.name ?? '',
+        alpn: r.alpn ?? '',
+        path: r.path ?? '',
+        xver: r.xver ?? 0,
+        sortOrder: r.sortOrder ?? i,
+      })),
+    );
     this.changed([id], 'fallbacks');
     return saved;
   }

@@ -19,8 +19,11 @@ export const KEM_X25519_HKDF_SHA256 = 0x0020;
 export const KDF = { HKDF_SHA256: 1, HKDF_SHA384: 2, HKDF_SHA512: 3 } as const;
 export const AEAD = { AES_128_GCM: 1, AES_256_GCM: 2, CHACHA20_POLY1305: 3 } as const;
 
-export const ECH_CIPHER_SUITES: readonly { kdf: number; aead: number }[] = [KDF.HKDF_SHA256, KDF.HKDF_SHA384, KDF.HKDF_SHA512]
-  .flatMap((kdf) => [AEAD.AES_128_GCM, AEAD.AES_256_GCM, AEAD.CHACHA20_POLY1305].map((aead) => ({ kdf, aead })));
+export const ECH_CIPHER_SUITES: readonly { kdf: number; aead: number }[] = [
+  KDF.HKDF_SHA256,
+  KDF.HKDF_SHA384,
+  KDF.HKDF_SHA512,
+].flatMap((kdf) => [AEAD.AES_128_GCM, AEAD.AES_256_GCM, AEAD.CHACHA20_POLY1305].map((aead) => ({ kdf, aead })));
 
 export interface EchConfig {
   configId: number;
@@ -34,9 +37,18 @@ export interface EchConfig {
 
 class Writer {
   private parts: number[] = [];
-  u8(v: number) { this.parts.push(v & 0xff); return this; }
-  u16(v: number) { this.parts.push((v >> 8) & 0xff, v & 0xff); return this; }
-  bytes(b: Uint8Array) { for (const x of b) this.parts.push(x); return this; }
+  u8(v: number) {
+    this.parts.push(v & 0xff);
+    return this;
+  }
+  u16(v: number) {
+    this.parts.push((v >> 8) & 0xff, v & 0xff);
+    return this;
+  }
+  bytes(b: Uint8Array) {
+    for (const x of b) this.parts.push(x);
+    return this;
+  }
   /** Appends `fn`'s output prefixed by its length in `width` bytes. */
   prefixed(width: 1 | 2, fn: (w: Writer) => void) {
     const inner = new Writer();
@@ -44,43 +56,83 @@ class Writer {
     const b = inner.done();
     const max = width === 1 ? 0xff : 0xffff;
     if (b.length > max) throw new Error('ECH field too long');
-    if (width === 1) this.u8(b.length); else this.u16(b.length);
+    if (width === 1) this.u8(b.length);
+    else this.u16(b.length);
     return this.bytes(b);
   }
-  done(): Uint8Array { return Uint8Array.from(this.parts); }
+  done(): Uint8Array {
+    return Uint8Array.from(this.parts);
+  }
 }
 
 /** One ECHConfig, version and length included. */
 export function encodeEchConfig(cfg: EchConfig): Uint8Array {
   const name = new TextEncoder().encode(cfg.publicName);
   if (name.length < 1 || name.length > 255) throw new Error('public_name must be 1 to 255 bytes');
-  return new Writer().u16(ECH_VERSION).prefixed(2, (w) => {
-    w.u8(cfg.configId).u16(cfg.kemId).prefixed(2, (k) => k.bytes(cfg.publicKey));
-    w.prefixed(2, (s) => { for (const cs of cfg.cipherSuites) s.u16(cs.kdf).u16(cs.aead); });
-    w.u8(cfg.maxNameLength).prefixed(1, (n) => n.bytes(name));
-    w.prefixed(2, (e) => { for (const x of cfg.extensions) e.u16(x.type).prefixed(2, (d) => d.bytes(x.data)); });
-  }).done();
+  return new Writer()
+    .u16(ECH_VERSION)
+    .prefixed(2, (w) => {
+      w.u8(cfg.configId)
+        .u16(cfg.kemId)
+        .prefixed(2, (k) => k.bytes(cfg.publicKey));
+      w.prefixed(2, (s) => {
+        for (const cs of cfg.cipherSuites) s.u16(cs.kdf).u16(cs.aead);
+      });
+      w.u8(cfg.maxNameLength).prefixed(1, (n) => n.bytes(name));
+      w.prefixed(2, (e) => {
+        for (const x of cfg.extensions) e.u16(x.type).prefixed(2, (d) => d.bytes(x.data));
+      });
+    })
+    .done();
 }
 
 export function encodeEchConfigList(configs: Uint8Array[]): Uint8Array {
-  return new Writer().prefixed(2, (w) => { for (const c of configs) w.bytes(c); }).done();
+  return new Writer()
+    .prefixed(2, (w) => {
+      for (const c of configs) w.bytes(c);
+    })
+    .done();
 }
 
 /** One entry of Xray's server key set: the private key and the ECHConfig it belongs to. */
 export function encodeEchServerKey(privateKey: Uint8Array, config: Uint8Array): Uint8Array {
-  return new Writer().prefixed(2, (w) => w.bytes(privateKey)).prefixed(2, (w) => w.bytes(config)).done();
+  return new Writer()
+    .prefixed(2, (w) => w.bytes(privateKey))
+    .prefixed(2, (w) => w.bytes(config))
+    .done();
 }
 
 class Reader {
   private i = 0;
   constructor(private b: Uint8Array) {}
-  get empty() { return this.i >= this.b.length; }
-  private need(n: number) { if (this.i + n > this.b.length) throw new Error('ECH data truncated'); }
-  u8() { this.need(1); return this.b[this.i++]!; }
-  u16() { this.need(2); const v = (this.b[this.i]! << 8) | this.b[this.i + 1]!; this.i += 2; return v; }
-  bytes(n: number) { this.need(n); const v = this.b.slice(this.i, this.i + n); this.i += n; return v; }
-  get remaining() { return this.b.length - this.i; }
-  prefixed(width: 1 | 2) { return new Reader(this.bytes(width === 1 ? this.u8() : this.u16())); }
+  get empty() {
+    return this.i >= this.b.length;
+  }
+  private need(n: number) {
+    if (this.i + n > this.b.length) throw new Error('ECH data truncated');
+  }
+  u8() {
+    this.need(1);
+    return this.b[this.i++]!;
+  }
+  u16() {
+    this.need(2);
+    const v = (this.b[this.i]! << 8) | this.b[this.i + 1]!;
+    this.i += 2;
+    return v;
+  }
+  bytes(n: number) {
+    this.need(n);
+    const v = this.b.slice(this.i, this.i + n);
+    this.i += n;
+    return v;
+  }
+  get remaining() {
+    return this.b.length - this.i;
+  }
+  prefixed(width: 1 | 2) {
+    return new Reader(this.bytes(width === 1 ? this.u8() : this.u16()));
+  }
 }
 
 /** Parses an ECHConfigList (throws on any malformed or trailing byte). */
@@ -150,9 +202,18 @@ export async function generateEch(sni: string): Promise<GeneratedEch> {
   if (!isValidPublicName(name)) throw new DomainError('sni: must be a DNS name (for example cdn.example.com)');
   const pair = await x25519RawPair();
   const config = encodeEchConfig({
-    configId: 0, kemId: KEM_X25519_HKDF_SHA256, publicKey: pair.publicKey, cipherSuites: [...ECH_CIPHER_SUITES],
-    maxNameLength: 0, publicName: name, extensions: [],
+    configId: 0,
+    kemId: KEM_X25519_HKDF_SHA256,
+    publicKey: pair.publicKey,
+    cipherSuites: [...ECH_CIPHER_SUITES],
+    maxNameLength: 0,
+    publicName: name,
+    extensions: [],
   });
   const keySet = encodeEchServerKey(pair.privateKey, config);
-  return { echKeySet: base64(keySet), echServerKeys: [base64(keySet)], echConfigList: base64(encodeEchConfigList([config])) };
+  return {
+    echKeySet: base64(keySet),
+    echServerKeys: [base64(keySet)],
+    echConfigList: base64(encodeEchConfigList([config])),
+  };
 }

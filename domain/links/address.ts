@@ -17,13 +17,22 @@ const isIPv4 = (h: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(h);
 
 /** True for a host a remote client can reach: not empty, not loopback, not the unspecified address, not a socket. */
 export function isRoutableHost(host: string): boolean {
-  const h = host.trim().replace(/^\[|\]$/g, '').toLowerCase();
+  const h = host
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
   if (!h || h.startsWith('@') || h.startsWith('/')) return false;
   if (h === 'localhost' || h.endsWith('.localhost')) return false;
   if (isIPv4(h)) return !(h.startsWith('127.') || h === '0.0.0.0');
   if (h.includes(':')) {
     const compact = h.replace(/^0*:/, ':');
-    return !(compact === '::' || compact === '::1' || /^(0+:){7}0*1$/.test(h) || /^(0+:){7}0+$/.test(h) || /^::ffff:127\./.test(h));
+    return !(
+      compact === '::' ||
+      compact === '::1' ||
+      /^(0+:){7}0*1$/.test(h) ||
+      /^(0+:){7}0+$/.test(h) ||
+      /^::ffff:127\./.test(h)
+    );
   }
   return true;
 }
@@ -34,7 +43,9 @@ export function configuredPublicHost(subURI: string, subDomain: string): string 
     try {
       const h = new URL(subURI).hostname.replace(/^\[|\]$/g, '');
       if (h) return h;
-    } catch { /* not a URL: fall through */ }
+    } catch {
+      /* not a URL: fall through */
+    }
   }
   return subDomain.trim();
 }

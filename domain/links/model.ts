@@ -5,7 +5,10 @@ import type { InboundRecord } from '../inbounds/model.js';
 import type { ClientRecord } from '../clients/model.js';
 
 /** The inbound fields link building reads. */
-export type LinkInbound = Pick<InboundRecord, 'id' | 'protocol' | 'listen' | 'port' | 'remark' | 'settings' | 'streamSettings'>;
+export type LinkInbound = Pick<
+  InboundRecord,
+  'id' | 'protocol' | 'listen' | 'port' | 'remark' | 'settings' | 'streamSettings'
+>;
 /** The client fields link building reads. */
 export type LinkClient = Pick<ClientRecord, 'email' | 'uuid' | 'password' | 'auth' | 'flow' | 'security' | 'method'>;
 
@@ -18,7 +21,9 @@ export type Network = 'tcp' | 'kcp' | 'ws' | 'grpc' | 'httpupgrade' | 'xhttp' | 
 
 export interface Transport {
   network: Network;
-  /** tcp: header type (`none` or `http`); kcp: header type (`none`, `srtp`, `utp`, `wechat-video`, `dtls`, `wireguard`). */
+  /**
+   * tcp: header type (`none` or `http`); kcp: header type (`none`, `srtp`, `utp`, `wechat-video`, `dtls`, `wireguard`).
+   */
   headerType: string;
   /** ws/httpupgrade/xhttp path; tcp-http first request path; grpc service name is in `serviceName`. */
   path: string;

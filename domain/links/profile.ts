@@ -7,11 +7,20 @@ type Obj = Record<string, unknown>;
 
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0);
+const num = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0;
 /** A list of strings from an array, or from a comma-separated string. */
 function strList(v: unknown): string[] {
-  if (Array.isArray(v)) return v.map(str).map((s) => s.trim()).filter(Boolean);
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(v))
+    return v
+      .map(str)
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return [];
 }
 /** The value of a Host header in a headers object (any case; string or list). */
@@ -31,7 +40,21 @@ export function networkOf(stream: Obj): Network {
 }
 
 export function parseTransport(stream: Obj, network: Network): Transport {
-  const t: Transport = { network, headerType: 'none', path: '', host: '', paths: [], hosts: [], serviceName: '', authority: '', mode: '', seed: '', mtu: 0, tti: 0, raw: {} };
+  const t: Transport = {
+    network,
+    headerType: 'none',
+    path: '',
+    host: '',
+    paths: [],
+    hosts: [],
+    serviceName: '',
+    authority: '',
+    mode: '',
+    seed: '',
+    mtu: 0,
+    tti: 0,
+    raw: {},
+  };
   switch (network) {
     case 'tcp': {
       const tcp = obj(stream.tcpSettings ?? stream.rawSettings);
@@ -118,13 +141,20 @@ export function parseExternalProxies(stream: Obj): ExternalProxy[] {
   const out: ExternalProxy[] = [];
   for (const raw of stream.externalProxy) {
     const e = obj(raw);
-    const dest = str(e.dest).trim().replace(/^\[|\]$/g, '');
+    const dest = str(e.dest)
+      .trim()
+      .replace(/^\[|\]$/g, '');
     const port = num(e.port);
     if (!dest || port < 1 || port > 65535) continue;
     const f = str(e.forceTls);
     out.push({
       forceTls: f === 'tls' || f === 'none' ? f : 'same',
-      dest, port, remark: str(e.remark), sni: str(e.sni), fp: str(e.fingerprint), alpn: strList(e.alpn),
+      dest,
+      port,
+      remark: str(e.remark),
+      sni: str(e.sni),
+      fp: str(e.fingerprint),
+      alpn: strList(e.alpn),
     });
   }
   return out;
@@ -138,7 +168,8 @@ export const remarkOf = (inboundRemark: string, email: string, extra = ''): stri
 function securityForProxy(base: Security, ep: ExternalProxy): Security {
   let s: Security = base;
   if (ep.forceTls === 'none') s = { type: 'none' };
-  else if (ep.forceTls === 'tls' && base.type !== 'tls') s = { type: 'tls', sni: '', alpn: [], fp: '', allowInsecure: false, ech: '' };
+  else if (ep.forceTls === 'tls' && base.type !== 'tls')
+    s = { type: 'tls', sni: '', alpn: [], fp: '', allowInsecure: false, ech: '' };
   if (s.type === 'tls') {
     s = { ...s, alpn: [...s.alpn] };
     if (ep.sni) s.sni = ep.sni;
@@ -185,7 +216,8 @@ export function profilesFor(inbound: LinkInbound, client: LinkClient, host: stri
       password = client.password;
     }
   }
-  const flowAllowed = inbound.protocol === 'vless' && network === 'tcp' && (security.type === 'tls' || security.type === 'reality');
+  const flowAllowed =
+    inbound.protocol === 'vless' && network === 'tcp' && (security.type === 'tls' || security.type === 'reality');
   const version = num(settings.version);
   const base: Omit<ProxyProfile, 'name' | 'host' | 'port' | 'security'> = {
     protocol: inbound.protocol,
@@ -209,7 +241,14 @@ export function profilesFor(inbound: LinkInbound, client: LinkClient, host: stri
   return proxies.map((ep) => {
     const sec = isHy ? security : securityForProxy(security, ep);
     const flow = base.flow && (sec.type === 'tls' || sec.type === 'reality') ? base.flow : '';
-    return { ...base, flow, name: remarkOf(inbound.remark, client.email, ep.remark), host: ep.dest, port: ep.port, security: sec };
+    return {
+      ...base,
+      flow,
+      name: remarkOf(inbound.remark, client.email, ep.remark),
+      host: ep.dest,
+      port: ep.port,
+      security: sec,
+    };
   });
 }
 

@@ -10,7 +10,8 @@ import type { ProxyProfile } from './model.js';
 
 const utf8 = new TextEncoder();
 /** Percent-encoding for userinfo, query values and the fragment (RFC 3986 unreserved characters stay). */
-export const pct = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const pct = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function query(params: [string, string][]): string {
   const parts = params.filter(([, v]) => v !== '').map(([k, v]) => `${k}=${pct(v)}`);
@@ -72,30 +73,61 @@ export function xhttpExtra(raw: Record<string, unknown>): Record<string, unknown
 function securityParams(p: ProxyProfile): [string, string][] {
   const s = p.security;
   if (s.type === 'tls') {
-    const out: [string, string][] = [['security', 'tls'], ['flow', p.flow], ['sni', s.sni], ['alpn', s.alpn.join(',')], ['fp', s.fp]];
+    const out: [string, string][] = [
+      ['security', 'tls'],
+      ['flow', p.flow],
+      ['sni', s.sni],
+      ['alpn', s.alpn.join(',')],
+      ['fp', s.fp],
+    ];
     if (s.allowInsecure) out.push(['allowInsecure', '1']);
     out.push(['ech', s.ech]);
     return out;
   }
   if (s.type === 'reality') {
-    return [['security', 'reality'], ['flow', p.flow], ['sni', s.sni], ['fp', s.fp], ['pbk', s.pbk], ['sid', s.sid], ['spx', s.spx], ['pqv', s.pqv]];
+    return [
+      ['security', 'reality'],
+      ['flow', p.flow],
+      ['sni', s.sni],
+      ['fp', s.fp],
+      ['pbk', s.pbk],
+      ['sid', s.sid],
+      ['spx', s.spx],
+      ['pqv', s.pqv],
+    ];
   }
   return [['security', 'none']];
 }
 
-const tail = (p: ProxyProfile, params: [string, string][]) => `${urlHost(p.host)}:${p.port}${query(params)}#${pct(p.name)}`;
+const tail = (p: ProxyProfile, params: [string, string][]) =>
+  `${urlHost(p.host)}:${p.port}${query(params)}#${pct(p.name)}`;
 
 export function vmessLink(p: ProxyProfile): string {
   const t = p.transport;
   const s = p.security;
   const o: Record<string, string | number> = {
-    v: '2', ps: p.name, add: p.host, port: p.port, id: p.uuid, scy: p.vmessSecurity,
-    net: t.network, type: 'none', host: '', path: '', tls: s.type === 'tls' ? 'tls' : 'none', sni: '', alpn: '', fp: '',
+    v: '2',
+    ps: p.name,
+    add: p.host,
+    port: p.port,
+    id: p.uuid,
+    scy: p.vmessSecurity,
+    net: t.network,
+    type: 'none',
+    host: '',
+    path: '',
+    tls: s.type === 'tls' ? 'tls' : 'none',
+    sni: '',
+    alpn: '',
+    fp: '',
   };
   switch (t.network) {
     case 'tcp':
       o.type = t.headerType;
-      if (t.headerType === 'http') { o.host = t.host; o.path = t.path; }
+      if (t.headerType === 'http') {
+        o.host = t.host;
+        o.path = t.path;
+      }
       break;
     case 'kcp':
       o.type = t.headerType;
@@ -103,21 +135,29 @@ export function vmessLink(p: ProxyProfile): string {
       break;
     case 'ws':
     case 'httpupgrade':
-      o.host = t.host; o.path = t.path;
+      o.host = t.host;
+      o.path = t.path;
       break;
     case 'xhttp': {
-      o.host = t.host; o.path = t.path; o.type = t.mode; o.mode = t.mode;
+      o.host = t.host;
+      o.path = t.path;
+      o.type = t.mode;
+      o.mode = t.mode;
       const extra = xhttpExtra(t.raw);
       if (extra) o.extra = JSON.stringify(extra);
       break;
     }
     case 'grpc':
-      o.path = t.serviceName; o.type = t.mode; o.host = t.authority;
+      o.path = t.serviceName;
+      o.type = t.mode;
+      o.host = t.authority;
       if (t.authority) o.authority = t.authority;
       break;
   }
   if (s.type === 'tls') {
-    o.sni = s.sni; o.alpn = s.alpn.join(','); o.fp = s.fp;
+    o.sni = s.sni;
+    o.alpn = s.alpn.join(',');
+    o.fp = s.fp;
     if (s.allowInsecure) o.allowInsecure = 1;
   }
   return `vmess://${base64(utf8.encode(JSON.stringify(o)))}`;
@@ -143,16 +183,30 @@ export function shadowsocksLink(p: ProxyProfile): string {
 }
 
 export function hysteriaLink(p: ProxyProfile): string {
-  const s = p.security.type === 'tls' ? p.security : { sni: '', alpn: [] as string[], fp: '', allowInsecure: false, ech: '' };
+  const s =
+    p.security.type === 'tls' ? p.security : { sni: '', alpn: [] as string[], fp: '', allowInsecure: false, ech: '' };
   if (p.hyVersion === 2) {
-    const params: [string, string][] = [['security', 'tls'], ['sni', s.sni], ['alpn', s.alpn.join(',')], ['fp', s.fp]];
+    const params: [string, string][] = [
+      ['security', 'tls'],
+      ['sni', s.sni],
+      ['alpn', s.alpn.join(',')],
+      ['fp', s.fp],
+    ];
     if (s.allowInsecure) params.push(['insecure', '1']);
     if (p.obfsPassword) params.push(['obfs', 'salamander'], ['obfs-password', p.obfsPassword]);
     return `hy2://${pct(p.auth)}@${tail(p, params)}`;
   }
   // Hysteria 1: the auth string goes in userinfo (as the reference panel writes it) and in `auth` (as the
   // Hysteria 1 URI scheme and the apps following it read it); `peer` is that scheme's name for the SNI.
-  const params: [string, string][] = [['protocol', 'udp'], ['auth', p.auth], ['security', 'tls'], ['peer', s.sni], ['sni', s.sni], ['alpn', s.alpn.join(',')], ['fp', s.fp]];
+  const params: [string, string][] = [
+    ['protocol', 'udp'],
+    ['auth', p.auth],
+    ['security', 'tls'],
+    ['peer', s.sni],
+    ['sni', s.sni],
+    ['alpn', s.alpn.join(',')],
+    ['fp', s.fp],
+  ];
   if (s.allowInsecure) params.push(['insecure', '1']);
   return `hysteria://${pct(p.auth)}@${tail(p, params)}`;
 }
@@ -160,11 +214,16 @@ export function hysteriaLink(p: ProxyProfile): string {
 /** The share link of one profile. */
 export function shareLink(p: ProxyProfile): string {
   switch (p.protocol) {
-    case 'vmess': return vmessLink(p);
-    case 'vless': return vlessLink(p);
-    case 'trojan': return trojanLink(p);
-    case 'shadowsocks': return shadowsocksLink(p);
+    case 'vmess':
+      return vmessLink(p);
+    case 'vless':
+      return vlessLink(p);
+    case 'trojan':
+      return trojanLink(p);
+    case 'shadowsocks':
+      return shadowsocksLink(p);
     case 'hysteria':
-    case 'hysteria2': return hysteriaLink(p);
+    case 'hysteria2':
+      return hysteriaLink(p);
   }
 }

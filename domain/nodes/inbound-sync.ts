@@ -11,8 +11,16 @@ import type { RemoteClient, RemoteInbound, RemotePanel } from './remote.js';
 /** The configuration pushed to the node: the inbound's own fields (its clients are pushed by the client sync). */
 export function inboundPayload(ib: InboundRecord): Record<string, unknown> {
   return {
-    remark: ib.remark, enable: ib.enable, expiryTime: ib.expiryTime, listen: ib.listen, port: ib.port, protocol: ib.protocol,
-    total: ib.total, settings: ib.settings, streamSettings: ib.streamSettings, sniffing: ib.sniffing,
+    remark: ib.remark,
+    enable: ib.enable,
+    expiryTime: ib.expiryTime,
+    listen: ib.listen,
+    port: ib.port,
+    protocol: ib.protocol,
+    total: ib.total,
+    settings: ib.settings,
+    streamSettings: ib.streamSettings,
+    sniffing: ib.sniffing,
   };
 }
 
@@ -46,9 +54,22 @@ export interface InboundSyncResult {
  * is unchanged (a reconcile: someone may have edited it on the node). Errors are per inbound; the rest goes on.
  */
 export async function syncInbounds(
-  store: Store, remote: RemotePanel, nodeId: number, remoteInbounds: RemoteInbound[], remoteClients: RemoteClient[], force: boolean,
+  store: Store,
+  remote: RemotePanel,
+  nodeId: number,
+  remoteInbounds: RemoteInbound[],
+  remoteClients: RemoteClient[],
+  force: boolean,
 ): Promise<InboundSyncResult> {
-  const res: InboundSyncResult = { map: new Map(), placed: [], created: 0, updated: 0, deleted: 0, orphansDeleted: [], errors: [] };
+  const res: InboundSyncResult = {
+    map: new Map(),
+    placed: [],
+    created: 0,
+    updated: 0,
+    deleted: 0,
+    orphansDeleted: [],
+    errors: [],
+  };
   const bound = (await store.inbounds.list()).filter((ib) => ib.nodeId === nodeId);
   const placements = new Map((await store.nodeSync.placements(nodeId)).map((p) => [p.inboundId, p]));
   const byId = new Map(remoteInbounds.map((r) => [r.id, r]));

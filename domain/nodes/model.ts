@@ -47,10 +47,34 @@ export interface NodeRecord {
 }
 
 /** The connection fields an operator writes. */
-export type NodeWrite = Pick<NodeRecord, 'name' | 'remark' | 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'enable' | 'allowPrivateAddress' | 'tlsMode' | 'tlsPin'>;
+export type NodeWrite = Pick<
+  NodeRecord,
+  | 'name'
+  | 'remark'
+  | 'scheme'
+  | 'address'
+  | 'port'
+  | 'basePath'
+  | 'apiToken'
+  | 'enable'
+  | 'allowPrivateAddress'
+  | 'tlsMode'
+  | 'tlsPin'
+>;
 
 /** What a probe or heartbeat writes back. */
-export type NodeHealth = Pick<NodeRecord, 'status' | 'lastHeartbeat' | 'latencyMs' | 'coreVersion' | 'panelVersion' | 'cpuPct' | 'memPct' | 'uptimeSecs' | 'lastError'>;
+export type NodeHealth = Pick<
+  NodeRecord,
+  | 'status'
+  | 'lastHeartbeat'
+  | 'latencyMs'
+  | 'coreVersion'
+  | 'panelVersion'
+  | 'cpuPct'
+  | 'memPct'
+  | 'uptimeSecs'
+  | 'lastError'
+>;
 
 export interface NodeRollup {
   inboundCount: number;
@@ -84,11 +108,15 @@ export type NodeMetric = (typeof NODE_METRICS)[number];
 
 // ---- input ---------------------------------------------------------------------------------------------------------
 
-const str = (max: number) => z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+const str = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 /** A host name or an IP literal (IPv6 with or without brackets); no scheme, port, path or spaces. */
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const IPV6ISH = /^\[?[0-9A-Fa-f:.]+(%[A-Za-z0-9_.-]+)?\]?$/;
 
 export function normaliseAddress(raw: string): string | null {
@@ -110,7 +138,9 @@ export function normaliseBasePath(raw: string): string | null {
 
 /** A bounded string normalised by `normalise`; null from it fails with `message`. */
 const normalisedString = (normalise: (s: string) => string | null, message: string) =>
-  z.string({ error: 'must be a string' }).max(255, 'must be at most 255 characters')
+  z
+    .string({ error: 'must be a string' })
+    .max(255, 'must be at most 255 characters')
     .transform((s, ctx) => {
       const v = normalise(s);
       if (v === null) {
@@ -123,24 +153,40 @@ const normalisedString = (normalise: (s: string) => string | null, message: stri
 const address = normalisedString(normaliseAddress, 'must be a host name or an IP address (no scheme, port or path)');
 const basePath = normalisedString(normaliseBasePath, 'must be a URL path such as / or /panel/');
 
-const scheme = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-  z.enum(NODE_SCHEMES, { error: 'must be http or https' }));
+const scheme = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(NODE_SCHEMES, { error: 'must be http or https' }),
+);
 
-const tlsMode = z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-  z.enum(NODE_TLS_MODES, { error: 'must be verify, pin or skip' }));
+const tlsMode = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(NODE_TLS_MODES, { error: 'must be verify, pin or skip' }),
+);
 
 /** A key pin: base64 of 32 bytes, with or without a `sha256/` prefix (how /test shows it). */
-export const tlsPin = z.string({ error: 'must be a string' }).max(64, 'must be at most 64 characters')
+export const tlsPin = z
+  .string({ error: 'must be a string' })
+  .max(64, 'must be at most 64 characters')
   .transform((s) => s.trim().replace(/^sha256\//i, ''))
-  .refine((s) => s === '' || /^[A-Za-z0-9+/]{43}=$/.test(s), 'must be the base64 SHA-256 of the public key (as /test shows it, sha256/...)');
+  .refine(
+    (s) => s === '' || /^[A-Za-z0-9+/]{43}=$/.test(s),
+    'must be the base64 SHA-256 of the public key (as /test shows it, sha256/...)',
+  );
 
-const token = z.string({ error: 'must be a string' }).max(512, 'must be at most 512 characters')
+const token = z
+  .string({ error: 'must be a string' })
+  .max(512, 'must be at most 512 characters')
   .transform((s) => s.trim())
   .refine((s) => /^[\x21-\x7e]*$/.test(s), 'must be printable ASCII without spaces');
 
-/** Body of /add and /update/:id. On update an omitted or empty apiToken keeps the stored one (clearApiToken: true removes it). */
+/**
+ * Body of /add and /update/:id. On update an omitted or empty apiToken keeps the stored one (clearApiToken: true
+ * removes it).
+ */
 export const nodeInput = z.object({
-  name: str(128).transform((s) => s.trim()).refine((s) => s.length > 0, 'is required'),
+  name: str(128)
+    .transform((s) => s.trim())
+    .refine((s) => s.length > 0, 'is required'),
   remark: str(1024).optional(),
   scheme: scheme.optional(),
   address,
@@ -179,5 +225,13 @@ export const emptyRollup = (): NodeRollup => ({ inboundCount: 0, clientCount: 0,
 
 /** Health fields reset when the connection details change (old figures described another target). */
 export const unknownHealth = (): NodeHealth => ({
-  status: 'unknown', lastHeartbeat: 0, latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0, memPct: 0, uptimeSecs: 0, lastError: '',
+  status: 'unknown',
+  lastHeartbeat: 0,
+  latencyMs: 0,
+  coreVersion: '',
+  panelVersion: '',
+  cpuPct: 0,
+  memPct: 0,
+  uptimeSecs: 0,
+  lastError: '',
 });

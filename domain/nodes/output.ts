@@ -4,18 +4,46 @@ import { NODE_SCHEMES, NODE_STATUSES } from './model.js';
 import { idParam } from '../shared/input.js';
 
 /** A node (spec: Node); the stored API token is write-only: `apiToken` is always "". */
-export const nodeViewObj = z.object({
-  id: z.number(), name: z.string(), remark: z.string(), scheme: z.enum(NODE_SCHEMES), address: z.string(),
-  port: z.number(), basePath: z.string(), apiToken: z.literal(''), hasApiToken: z.boolean(), enable: z.boolean(),
-  allowPrivateAddress: z.boolean(), status: z.enum(NODE_STATUSES), lastHeartbeat: z.number(), latencyMs: z.number(),
-  coreVersion: z.string(), panelVersion: z.string(), cpuPct: z.number(), memPct: z.number(), uptimeSecs: z.number(),
-  lastError: z.string(), createdAt: z.number(), updatedAt: z.number(),
-  inboundCount: z.number(), clientCount: z.number(), onlineCount: z.number(), depletedCount: z.number(),
-}).meta({ id: 'Node' });
+export const nodeViewObj = z
+  .object({
+    id: z.number(),
+    name: z.string(),
+    remark: z.string(),
+    scheme: z.enum(NODE_SCHEMES),
+    address: z.string(),
+    port: z.number(),
+    basePath: z.string(),
+    apiToken: z.literal(''),
+    hasApiToken: z.boolean(),
+    enable: z.boolean(),
+    allowPrivateAddress: z.boolean(),
+    status: z.enum(NODE_STATUSES),
+    lastHeartbeat: z.number(),
+    latencyMs: z.number(),
+    coreVersion: z.string(),
+    panelVersion: z.string(),
+    cpuPct: z.number(),
+    memPct: z.number(),
+    uptimeSecs: z.number(),
+    lastError: z.string(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    inboundCount: z.number(),
+    clientCount: z.number(),
+    onlineCount: z.number(),
+    depletedCount: z.number(),
+  })
+  .meta({ id: 'Node' });
 
 export const probeResultObj = z.object({
-  status: z.enum(['online', 'offline', 'error']), latencyMs: z.number(), coreVersion: z.string(),
-  panelVersion: z.string(), cpuPct: z.number(), memPct: z.number(), uptimeSecs: z.number(), error: z.string(),
+  status: z.enum(['online', 'offline', 'error']),
+  latencyMs: z.number(),
+  coreVersion: z.string(),
+  panelVersion: z.string(),
+  cpuPct: z.number(),
+  memPct: z.number(),
+  uptimeSecs: z.number(),
+  error: z.string(),
 });
 
 /** `{t, v}` samples of a history ring (t: Unix seconds). */

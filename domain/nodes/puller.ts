@@ -67,7 +67,10 @@ export class NodePuller implements NodeCounterReset {
 
   /** One round over every enabled, online node. Overlapping calls share one run. */
   pull(): Promise<NodePullResult> {
-    if (!this.running) this.running = this.runPull().finally(() => { this.running = null; });
+    if (!this.running)
+      this.running = this.runPull().finally(() => {
+        this.running = null;
+      });
     return this.running;
   }
 
@@ -106,7 +109,10 @@ export class NodePuller implements NodeCounterReset {
     let late = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => { late = true; reject(new Deadline(`no answer within ${this.opts.deadlineMs ?? PULL_DEADLINE_MS} ms`)); }, this.opts.deadlineMs ?? PULL_DEADLINE_MS);
+      timer = setTimeout(() => {
+        late = true;
+        reject(new Deadline(`no answer within ${this.opts.deadlineMs ?? PULL_DEADLINE_MS} ms`));
+      }, this.opts.deadlineMs ?? PULL_DEADLINE_MS);
       (timer as { unref?: () => void }).unref?.();
     });
     try {
@@ -116,7 +122,9 @@ export class NodePuller implements NodeCounterReset {
       ]);
       if (late) throw new Deadline('late answer ignored');
       const mine = new Set(onNode);
-      const counters = clients.filter((c) => mine.has(c.email)).map((c) => ({ email: c.email, up: c.up, down: c.down }));
+      const counters = clients
+        .filter((c) => mine.has(c.email))
+        .map((c) => ({ email: c.email, up: c.up, down: c.down }));
       const nowSec = Math.floor(at / 1000);
       const online = onlines.filter((e) => mine.has(e));
       const lastOnline = new Map<string, number>();
@@ -124,7 +132,9 @@ export class NodePuller implements NodeCounterReset {
       for (const e of online) lastOnline.set(e, nowSec);
       const moved = await this.store.nodeSync.applyCounters(n.id, counters, lastOnline, at);
       this.onlineByNode.set(n.id, online);
-      await this.pullIps(remote, online, nowSec).catch((err) => this.opts.log?.('node IPs not read', { nodeId: n.id, error: String(err) }));
+      await this.pullIps(remote, online, nowSec).catch((err) =>
+        this.opts.log?.('node IPs not read', { nodeId: n.id, error: String(err) }),
+      );
       return moved;
     } finally {
       clearTimeout(timer);
@@ -171,7 +181,10 @@ function mergeMoves(moves: CounterMove[]): CounterMove[] {
   const by = new Map<string, CounterMove>();
   for (const m of moves) {
     const o = by.get(m.email);
-    if (o) { o.up += m.up; o.down += m.down; } else by.set(m.email, { ...m });
+    if (o) {
+      o.up += m.up;
+      o.down += m.down;
+    } else by.set(m.email, { ...m });
   }
   return [...by.values()];
 }

@@ -83,9 +83,22 @@ interface NodeQueue {
 /** The client fields a remote panel's client API accepts. */
 export function clientPayload(c: ClientRecord): Record<string, unknown> {
   return {
-    email: c.email, subId: c.subId, id: c.uuid, password: c.password, auth: c.auth, flow: c.flow, security: c.security,
-    totalGB: c.totalGB, expiryTime: c.expiryTime, enable: c.enable, limitIp: c.limitIp, tgId: c.tgId, comment: c.comment,
-    group: c.group, reverse: c.reverse, reset: c.reset,
+    email: c.email,
+    subId: c.subId,
+    id: c.uuid,
+    password: c.password,
+    auth: c.auth,
+    flow: c.flow,
+    security: c.security,
+    totalGB: c.totalGB,
+    expiryTime: c.expiryTime,
+    enable: c.enable,
+    limitIp: c.limitIp,
+    tgId: c.tgId,
+    comment: c.comment,
+    group: c.group,
+    reverse: c.reverse,
+    reset: c.reset,
   };
 }
 
@@ -99,7 +112,11 @@ export class NodePusher {
   /** Set by createServices (the puller): how a central traffic reset reaches a node's counters. */
   counters: NodeCounterReset | null = null;
 
-  constructor(private store: Store, private http: HttpClient, opts: PusherOptions = {}) {
+  constructor(
+    private store: Store,
+    private http: HttpClient,
+    opts: PusherOptions = {},
+  ) {
     this.o = {
       baseDelayMs: opts.baseDelayMs ?? 2000,
       maxDelayMs: opts.maxDelayMs ?? 60_000,
@@ -116,15 +133,26 @@ export class NodePusher {
    */
   attach(bus: EventBus): void {
     this.stopped = false;
-    this.unsubscribe.push(bus.on('clients.changed', (e) => { void this.clientsChanged(e.emails, RESET_ACTIONS.has(e.action)); }));
-    this.unsubscribe.push(bus.on('inbounds.changed', (e) => { if (INBOUND_ACTIONS.has(e.action)) void this.inboundsChanged(e.ids); }));
-    this.unsubscribe.push(bus.on('nodes.changed', (e) => {
-      if (e.ids === 'all') return;
-      for (const id of e.ids) {
-        if (e.action === 'del') this.forget(id);
-        else if (e.action === 'enable' || e.action === 'retarget' || e.action === 'online') this.enqueue(id, 'all', 'all');
-      }
-    }));
+    this.unsubscribe.push(
+      bus.on('clients.changed', (e) => {
+        void this.clientsChanged(e.emails, RESET_ACTIONS.has(e.action));
+      }),
+    );
+    this.unsubscribe.push(
+      bus.on('inbounds.changed', (e) => {
+        if (INBOUND_ACTIONS.has(e.action)) void this.inboundsChanged(e.ids);
+      }),
+    );
+    this.unsubscribe.push(
+      bus.on('nodes.changed', (e) => {
+        if (e.ids === 'all') return;
+        for (const id of e.ids) {
+          if (e.action === 'del') this.forget(id);
+          else if (e.action === 'enable' || e.action === 'retarget' || e.action === 'online')
+            this.enqueue(id, 'all', 'all');
+        }
+      }),
+    );
   }
 
   /** Queues a full resync of every enabled node (the periodic reconcile). */
@@ -139,7 +167,11 @@ export class NodePusher {
     this.stopped = true;
     for (const u of this.unsubscribe) u();
     this.unsubscribe = [];
-    for (const q of this.queues.values()) if (q.timer) { clearTimeout(q.timer); q.timer = null; }
+    for (const q of this.queues.values())
+      if (q.timer) {
+        clearTimeout(q.timer);
+        q.timer = null;
+      }
     await Promise.all([...this.queues.values()].map((q) => q.running));
   }
 
@@ -155,7 +187,10 @@ export class NodePusher {
   async idle(): Promise<void> {
     for (;;) {
       const busy = [...this.queues.values()].filter((q) => q.running || q.timer || q.pending);
-      if (busy.length === 0 && this.routing > 0) { await new Promise((r) => setTimeout(r, 5)); continue; }
+      if (busy.length === 0 && this.routing > 0) {
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
+      }
       if (busy.length === 0 && this.routing === 0) return;
       await Promise.all(busy.map((q) => q.running));
       await new Promise((r) => setTimeout(r, 10));
@@ -187,7 +222,10 @@ export class NodePusher {
       const wanted = ids === 'all' ? null : new Set(ids);
       for (const n of await this.store.nodes.list()) {
         if (wanted) {
-          const [bound, placed] = await Promise.all([this.store.nodes.boundInbounds(n.id), this.store.nodeSync.placements(n.id)]);
+          const [bound, placed] = await Promise.all([
+            this.store.nodes.boundInbounds(n.id),
+            this.store.nodeSync.placements(n.id),
+          ]);
           if (!bound.some((b) => wanted.has(b.id)) && !placed.some((p) => wanted.has(p.inboundId))) continue;
         }
         this.enqueue(n.id, null, 'changed');
@@ -202,7 +240,13 @@ export class NodePusher {
   private queue(id: number): NodeQueue {
     let q = this.queues.get(id);
     if (!q) {
-      q = { pending: null, attempts: 0, timer: null, running: null, stats: { pending: 0, attempts: 0, pushed: 0, dropped: 0, lastError: '' } };
+      q = {
+        pending: null,
+        attempts: 0,
+        timer: null,
+        running: null,
+        stats: { pending: 0, attempts: 0, pushed: 0, dropped: 0, lastError: '' },
+      };
       this.queues.set(id, q);
     }
     return q;
@@ -283,12 +327,17 @@ export class NodePusher {
     if (!node || !node.enable) return { failed: null, pushed: 0, error: '' }; // deleted or paused: nothing to do
     if (work.inbounds === 'changed' && !work.emails && !work.resets) {
       // Nothing bound and nothing placed: an inbound change elsewhere is none of this node's business.
-      const [bound, placed] = await Promise.all([this.store.nodes.boundInbounds(nodeId), this.store.nodeSync.placements(nodeId)]);
+      const [bound, placed] = await Promise.all([
+        this.store.nodes.boundInbounds(nodeId),
+        this.store.nodeSync.placements(nodeId),
+      ]);
       if (bound.length === 0 && placed.length === 0) return { failed: null, pushed: 0, error: '' };
     }
     const remote = new RemotePanel(this.http, node);
     const light = await this.lightRead(nodeId, remote, work);
-    const [remoteInbounds, remoteClients] = light ? [[], light.clients] : await Promise.all([remote.inbounds(), remote.clients()]);
+    const [remoteInbounds, remoteClients] = light
+      ? [[], light.clients]
+      : await Promise.all([remote.inbounds(), remote.clients()]);
     let pushed = 0;
     const errors: string[] = [];
     const failed: Work = { emails: null, inbounds: null, resets: null };
@@ -297,10 +346,14 @@ export class NodePusher {
     let map: Map<number, number> | null = light?.map ?? null;
     let inbounds = work.inbounds;
     if (!inbounds && !light) {
-      const [bound, placements] = await Promise.all([this.store.nodes.boundInbounds(nodeId), this.store.nodeSync.placements(nodeId)]);
+      const [bound, placements] = await Promise.all([
+        this.store.nodes.boundInbounds(nodeId),
+        this.store.nodeSync.placements(nodeId),
+      ]);
       const ids = new Set(remoteInbounds.map((i) => i.id));
       map = new Map(placements.filter((p) => ids.has(p.remoteId)).map((p) => [p.inboundId, p.remoteId]));
-      // A bound inbound not (or no longer) on the node: place it first (an earlier attempt failed, or it was removed there).
+      // A bound inbound not (or no longer) on the node: place it first (an earlier attempt failed, or it was removed
+      // there).
       if (bound.some((b) => !map!.has(b.id))) inbounds = 'changed';
     }
     if (inbounds) {
@@ -325,7 +378,9 @@ export class NodePusher {
 
     if (work.resets && this.counters) {
       const onNode = new Set(remoteClients.map((c) => c.email));
-      const emails = (work.resets === 'all' ? await this.store.nodes.emailsOnNode(nodeId) : [...work.resets]).filter((e) => onNode.has(e));
+      const emails = (work.resets === 'all' ? await this.store.nodes.emailsOnNode(nodeId) : [...work.resets]).filter(
+        (e) => onNode.has(e),
+      );
       try {
         if (emails.length) await this.counters.resetOnNode(node, remote, emails);
       } catch (err) {
@@ -351,9 +406,17 @@ export class NodePusher {
    * those clients and the node's inbound ids, not the node's whole client list (megabytes on a big node).
    * Null when the full read is needed.
    */
-  private async lightRead(nodeId: number, remote: RemotePanel, work: Work): Promise<{ clients: RemoteClient[]; map: Map<number, number> } | null> {
-    if (work.inbounds || work.resets || !work.emails || work.emails === 'all' || work.emails.size > LIGHT_MAX) return null;
-    const [bound, placements] = await Promise.all([this.store.nodes.boundInbounds(nodeId), this.store.nodeSync.placements(nodeId)]);
+  private async lightRead(
+    nodeId: number,
+    remote: RemotePanel,
+    work: Work,
+  ): Promise<{ clients: RemoteClient[]; map: Map<number, number> } | null> {
+    if (work.inbounds || work.resets || !work.emails || work.emails === 'all' || work.emails.size > LIGHT_MAX)
+      return null;
+    const [bound, placements] = await Promise.all([
+      this.store.nodes.boundInbounds(nodeId),
+      this.store.nodeSync.placements(nodeId),
+    ]);
     const ids = await remote.inboundIds();
     const map = new Map(placements.filter((p) => ids.has(p.remoteId)).map((p) => [p.inboundId, p.remoteId]));
     if (bound.some((b) => !map.has(b.id))) return null;
@@ -367,7 +430,11 @@ export class NodePusher {
 
   /** Converges the node to the local state of the batch's emails. */
   private async syncClients(
-    nodeId: number, batch: Batch, remote: RemotePanel, remoteInbounds: { id: number; tag: string }[], remoteClients: RemoteClient[],
+    nodeId: number,
+    batch: Batch,
+    remote: RemotePanel,
+    remoteInbounds: { id: number; tag: string }[],
+    remoteClients: RemoteClient[],
     placed: Map<number, number>,
   ): Promise<{ failed: Set<string>; pushed: number; error: string }> {
     const failed = new Set<string>();
@@ -415,7 +482,10 @@ export class NodePusher {
         const desired: number[] = [];
         for (const ib of st.inbounds) {
           const rid = mapInbound(ib);
-          if (rid === undefined) throw new RemoteError(`inbound '${ib.tag}' (id ${ib.id}) is not on the node yet (no remote inbound tagged '${remoteTagOf(nodeId, ib.tag)}')`);
+          if (rid === undefined)
+            throw new RemoteError(
+              `inbound '${ib.tag}' (id ${ib.id}) is not on the node yet (no remote inbound tagged '${remoteTagOf(nodeId, ib.tag)}')`,
+            );
           desired.push(rid);
         }
         const payload = clientPayload(st.client);
@@ -428,7 +498,8 @@ export class NodePusher {
         } else {
           const missing = desired.filter((i) => !rc.inboundIds.includes(i));
           const extra = rManaged.filter((i) => !desired.includes(i));
-          if (!named && missing.length === 0 && extra.length === 0 && samePayload(payload, rc.fields)) return; // reconcile: already equal
+          // reconcile: already equal
+          if (!named && missing.length === 0 && extra.length === 0 && samePayload(payload, rc.fields)) return;
           await remote.update(email, payload);
           if (missing.length) await remote.attach(email, missing);
           if (extra.length) await remote.detach(email, extra);
@@ -441,7 +512,9 @@ export class NodePusher {
     };
     // A few requests in flight per node; each email's calls stay in order.
     let next = 0;
-    const worker = async () => { while (next < emails.length) await one(emails[next++]!); };
+    const worker = async () => {
+      while (next < emails.length) await one(emails[next++]!);
+    };
     await Promise.all(Array.from({ length: Math.min(PUSH_CONCURRENCY, emails.length) }, worker));
     for (let i = 0; i < creates.length; i += BULK_CHUNK) {
       const part = creates.slice(i, i + BULK_CHUNK);
@@ -468,7 +541,7 @@ export class NodePusher {
 /** The node's copy already carries every pushed field (the node's own view of it: `id` is its uuid). */
 function samePayload(payload: Record<string, unknown>, remote: Record<string, unknown>): boolean {
   for (const [k, v] of Object.entries(payload)) {
-    const r = k === 'id' ? remote.uuid ?? remote.id : remote[k];
+    const r = k === 'id' ? (remote.uuid ?? remote.id) : remote[k];
     if (JSON.stringify(v ?? null) !== JSON.stringify(r ?? (v === '' ? '' : null))) return false;
   }
   return true;
@@ -486,7 +559,7 @@ function mergeWork(a: Work | null, b: Work, cap: number): Work {
   if (!a) a = { emails: null, inbounds: null, resets: null };
   a.emails = merge(a.emails, b.emails, cap);
   a.resets = merge(a.resets, b.resets, cap);
-  a.inbounds = a.inbounds === 'all' || b.inbounds === 'all' ? 'all' : a.inbounds ?? b.inbounds;
+  a.inbounds = a.inbounds === 'all' || b.inbounds === 'all' ? 'all' : (a.inbounds ?? b.inbounds);
   return a;
 }
 

@@ -16,7 +16,10 @@ export const API_MAX_BYTES = 1024 * 1024;
 
 const responseText = (r: HttpResponse): string => new TextDecoder().decode(r.body);
 
-export type Target = Pick<NodeRecord, 'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'allowPrivateAddress' | 'tlsMode' | 'tlsPin'>;
+export type Target = Pick<
+  NodeRecord,
+  'scheme' | 'address' | 'port' | 'basePath' | 'apiToken' | 'allowPrivateAddress' | 'tlsMode' | 'tlsPin'
+>;
 
 /** The trust of an https node for the HTTP port (http: none). */
 export const tlsOf = (n: Target) => (n.scheme === 'https' ? { mode: n.tlsMode, pinSha256: n.tlsPin } : undefined);
@@ -36,13 +39,21 @@ function headers(n: Target, json: boolean): Record<string, string> {
 
 /** A remote call that reached the node but did not succeed (HTTP error, success=false, unreadable answer). */
 export class RemoteError extends Error {
-  constructor(message: string, readonly httpStatus = 0) {
+  constructor(
+    message: string,
+    readonly httpStatus = 0,
+  ) {
     super(message);
     this.name = 'RemoteError';
   }
 }
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : 0);
+const num = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : 0;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
@@ -59,23 +70,31 @@ export function readEnvelope(res: HttpResponse): unknown {
   try {
     body = JSON.parse(responseText(res));
   } catch {
-    throw new RemoteError('the remote panel did not answer with JSON (is this a panel? check scheme, port and basePath)', res.status);
+    throw new RemoteError(
+      'the remote panel did not answer with JSON (is this a panel? check scheme, port and basePath)',
+      res.status,
+    );
   }
   if (!body || typeof body !== 'object' || typeof (body as { success?: unknown }).success !== 'boolean') {
     throw new RemoteError('the remote answer is not a panel envelope {success, msg, obj}', res.status);
   }
   const env = body as { success: boolean; msg?: unknown; obj?: unknown };
-  if (!env.success) throw new RemoteError(`the remote panel refused: ${str(env.msg).slice(0, 300) || 'success=false'}`, res.status);
+  if (!env.success)
+    throw new RemoteError(`the remote panel refused: ${str(env.msg).slice(0, 300) || 'success=false'}`, res.status);
   return env.obj;
 }
 
-/** Health figures from a remote status snapshot (ours: core.version; the reference's: xray.version; uptime when given). */
+/**
+ * Health figures from a remote status snapshot (ours: core.version; the reference's: xray.version; uptime when given).
+ */
 export function parseStatus(obj: unknown): Omit<ProbeResult, 'status' | 'latencyMs' | 'error' | 'tlsPin'> {
   if (!obj || typeof obj !== 'object') throw new RemoteError('the remote status answer has no status object');
   const o = obj as Record<string, any>;
   const mem = o.mem && typeof o.mem === 'object' ? o.mem : {};
   const memTotal = num(mem.total);
-  const core = (o.core && typeof o.core === 'object' ? o.core : o.xray && typeof o.xray === 'object' ? o.xray : {}) as Record<string, unknown>;
+  const core = (
+    o.core && typeof o.core === 'object' ? o.core : o.xray && typeof o.xray === 'object' ? o.xray : {}
+  ) as Record<string, unknown>;
   const cpu = num(o.cpu);
   return {
     cpuPct: round2(Math.min(Math.max(cpu, 0), 100)),
@@ -94,11 +113,18 @@ export async function probeNode(http: HttpClient, n: Target): Promise<ProbeResul
   try {
     // No redirects: the Bearer token must never follow a redirect to another host.
     res = await http.request({
-      url: nodeUrl(n, 'panel/api/server/status'), method: 'GET', headers: headers(n, false),
-      timeoutMs: PROBE_TIMEOUT_MS, maxBytes: PROBE_MAX_BYTES, allowPrivate: n.allowPrivateAddress, maxRedirects: 0, tls: tlsOf(n),
+      url: nodeUrl(n, 'panel/api/server/status'),
+      method: 'GET',
+      headers: headers(n, false),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxBytes: PROBE_MAX_BYTES,
+      allowPrivate: n.allowPrivateAddress,
+      maxRedirects: 0,
+      tls: tlsOf(n),
     });
   } catch (err) {
-    const e = err instanceof HttpFetchError ? err : new HttpFetchError(String((err as Error)?.message ?? err), 'network');
+    const e =
+      err instanceof HttpFetchError ? err : new HttpFetchError(String((err as Error)?.message ?? err), 'network');
     // It answered but too much, or with a certificate we do not trust: a misbehaving node, not an unreachable one.
     const status = e.reason === 'too-large' || e.reason === 'tls' ? 'error' : 'offline';
     return { status, ...empty, tlsPin: e.tlsPin ?? '', error: e.message };
@@ -108,13 +134,23 @@ export async function probeNode(http: HttpClient, n: Target): Promise<ProbeResul
     const figures = parseStatus(readEnvelope(res));
     return { status: 'online', latencyMs, ...figures, error: '', tlsPin: res.tlsPin ?? '' };
   } catch (err) {
-    return { status: 'error', ...empty, latencyMs, tlsPin: res.tlsPin ?? '', error: err instanceof Error ? err.message : String(err) };
+    return {
+      status: 'error',
+      ...empty,
+      latencyMs,
+      tlsPin: res.tlsPin ?? '',
+      error: err instanceof Error ? err.message : String(err),
+    };
   }
 }
 
-// ---- the client API of a remote panel (for the node pusher) -----------------------------------------------------------
+// ---- the client API of a remote panel (for the node pusher)
+// -----------------------------------------------------------
 
-export interface RemoteInbound { id: number; tag: string }
+export interface RemoteInbound {
+  id: number;
+  tag: string;
+}
 /** A client as the node lists it: its fields, the node's inbound ids and the node's counters. */
 export interface RemoteClient {
   email: string;
@@ -127,18 +163,28 @@ export interface RemoteClient {
 
 const inboundRef = (obj: unknown, what: string): RemoteInbound => {
   const o = obj as { id?: unknown; tag?: unknown } | null;
-  if (!o || typeof o.id !== 'number' || typeof o.tag !== 'string') throw new RemoteError(`${what}: the answer has no inbound id and tag`);
+  if (!o || typeof o.id !== 'number' || typeof o.tag !== 'string')
+    throw new RemoteError(`${what}: the answer has no inbound id and tag`);
   return { id: o.id, tag: o.tag };
 };
 
 export class RemotePanel {
-  constructor(private http: HttpClient, private n: Target) {}
+  constructor(
+    private http: HttpClient,
+    private n: Target,
+  ) {}
 
   private async call(method: 'GET' | 'POST', path: string, body?: unknown, maxBytes = API_MAX_BYTES): Promise<unknown> {
     const res = await this.http.request({
-      url: nodeUrl(this.n, path), method, headers: headers(this.n, body !== undefined),
+      url: nodeUrl(this.n, path),
+      method,
+      headers: headers(this.n, body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
-      timeoutMs: API_TIMEOUT_MS, maxBytes, allowPrivate: this.n.allowPrivateAddress, maxRedirects: 0, tls: tlsOf(this.n),
+      timeoutMs: API_TIMEOUT_MS,
+      maxBytes,
+      allowPrivate: this.n.allowPrivateAddress,
+      maxRedirects: 0,
+      tls: tlsOf(this.n),
     });
     return readEnvelope(res);
   }
@@ -147,7 +193,9 @@ export class RemotePanel {
   async inbounds(): Promise<RemoteInbound[]> {
     const obj = await this.call('GET', 'panel/api/inbounds/list/slim', undefined, LIST_MAX_BYTES);
     if (!Array.isArray(obj)) throw new RemoteError('inbounds/list/slim: expected an array');
-    return obj.filter((i) => i && typeof i.id === 'number' && typeof i.tag === 'string').map((i) => ({ id: i.id, tag: i.tag }));
+    return obj
+      .filter((i) => i && typeof i.id === 'number' && typeof i.tag === 'string')
+      .map((i) => ({ id: i.id, tag: i.tag }));
   }
 
   async addInbound(inbound: Record<string, unknown>): Promise<RemoteInbound> {
@@ -165,15 +213,19 @@ export class RemotePanel {
   async clients(): Promise<RemoteClient[]> {
     const obj = await this.call('GET', 'panel/api/clients/list', undefined, LIST_MAX_BYTES);
     if (!Array.isArray(obj)) throw new RemoteError('clients/list: expected an array');
-    return obj.filter((c) => c && typeof c.email === 'string').map((c) => {
-      const t = c.traffic && typeof c.traffic === 'object' ? c.traffic : c;
-      return {
-        email: c.email as string,
-        inboundIds: Array.isArray(c.inboundIds) ? c.inboundIds.filter((x: unknown) => typeof x === 'number') : [],
-        fields: c as Record<string, unknown>,
-        up: num(t.up), down: num(t.down), lastOnline: num(t.lastOnline),
-      };
-    });
+    return obj
+      .filter((c) => c && typeof c.email === 'string')
+      .map((c) => {
+        const t = c.traffic && typeof c.traffic === 'object' ? c.traffic : c;
+        return {
+          email: c.email as string,
+          inboundIds: Array.isArray(c.inboundIds) ? c.inboundIds.filter((x: unknown) => typeof x === 'number') : [],
+          fields: c as Record<string, unknown>,
+          up: num(t.up),
+          down: num(t.down),
+          lastOnline: num(t.lastOnline),
+        };
+      });
   }
 
   /** The node's inbound ids (the picker projection: no clients in it, small whatever the node's size). */
@@ -193,11 +245,18 @@ export class RemotePanel {
       throw err;
     }
     const o = obj as { client?: Record<string, any>; inboundIds?: unknown } | null;
-    if (!o?.client || typeof o.client.email !== 'string') throw new RemoteError(`clients/get/${email}: the answer has no client`);
+    if (!o?.client || typeof o.client.email !== 'string')
+      throw new RemoteError(`clients/get/${email}: the answer has no client`);
     const t = o.client.traffic && typeof o.client.traffic === 'object' ? o.client.traffic : o.client;
     return {
-      email: o.client.email, inboundIds: Array.isArray(o.inboundIds) ? o.inboundIds.filter((x: unknown): x is number => typeof x === 'number') : [],
-      fields: o.client, up: num(t.up), down: num(t.down), lastOnline: num(t.lastOnline),
+      email: o.client.email,
+      inboundIds: Array.isArray(o.inboundIds)
+        ? o.inboundIds.filter((x: unknown): x is number => typeof x === 'number')
+        : [],
+      fields: o.client,
+      up: num(t.up),
+      down: num(t.down),
+      lastOnline: num(t.lastOnline),
     };
   }
 
@@ -222,10 +281,17 @@ export class RemotePanel {
   }
 
   /** spec: /bulkCreate answers `{created, skipped: [{email, reason}]}`; a duplicate email is a skip. */
-  async bulkCreate(items: { client: Record<string, unknown>; inboundIds: number[] }[]): Promise<{ created: number; skipped: { email: string; reason: string }[] }> {
-    const obj = await this.call('POST', 'panel/api/clients/bulkCreate', items) as { created?: unknown; skipped?: unknown } | null;
+  async bulkCreate(
+    items: { client: Record<string, unknown>; inboundIds: number[] }[],
+  ): Promise<{ created: number; skipped: { email: string; reason: string }[] }> {
+    const obj = (await this.call('POST', 'panel/api/clients/bulkCreate', items)) as {
+      created?: unknown;
+      skipped?: unknown;
+    } | null;
     const skipped = Array.isArray(obj?.skipped)
-      ? obj!.skipped.filter((x: any) => x && typeof x.email === 'string').map((x: any) => ({ email: x.email as string, reason: String(x.reason ?? '') }))
+      ? obj!.skipped
+          .filter((x: any) => x && typeof x.email === 'string')
+          .map((x: any) => ({ email: x.email as string, reason: String(x.reason ?? '') }))
       : [];
     return { created: typeof obj?.created === 'number' ? obj.created : 0, skipped };
   }

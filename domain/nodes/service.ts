@@ -10,8 +10,18 @@ import { ONLINE_WINDOW_SECONDS } from '../clients/rules.js';
 import { aggregate, Ring } from '../status/rings.js';
 import { HISTORY_WINDOW_S, parseBucket, type HistorySample } from '../status/model.js';
 import {
-  emptyRollup, NODE_METRICS, toView, unknownHealth,
-  type NodeHealth, type NodeInput, type NodeMetric, type NodeRecord, type NodeTestInput, type NodeView, type NodeWrite, type ProbeResult,
+  emptyRollup,
+  NODE_METRICS,
+  toView,
+  unknownHealth,
+  type NodeHealth,
+  type NodeInput,
+  type NodeMetric,
+  type NodeRecord,
+  type NodeTestInput,
+  type NodeView,
+  type NodeWrite,
+  type ProbeResult,
 } from './model.js';
 import { probeNode } from './remote.js';
 
@@ -93,14 +103,15 @@ export class NodesService {
       address: input.address,
       port: input.port,
       basePath: input.basePath ?? '/',
-      apiToken: input.clearApiToken ? '' : input.apiToken ?? '',
+      apiToken: input.clearApiToken ? '' : (input.apiToken ?? ''),
       enable: input.enable ?? true,
       allowPrivateAddress: input.allowPrivateAddress ?? false,
       tlsMode: input.tlsMode ?? 'verify',
       tlsPin: input.tlsPin ?? '',
     };
     this.checkTls(row);
-    if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
+    if (row.enable && !row.apiToken)
+      throw new DomainError("apiToken: is required for an enabled node (the remote panel's API token)");
     await this.assertNameFree(row.name);
     const created = await this.store.nodes.insert(row, nowSeconds(this.clock));
     this.changed([created.id], 'add');
@@ -128,12 +139,24 @@ export class NodesService {
       tlsPin: input.tlsPin ?? cur.tlsPin,
     };
     this.checkTls(row);
-    if (row.enable && !row.apiToken) throw new DomainError('apiToken: is required for an enabled node (the remote panel\'s API token)');
+    if (row.enable && !row.apiToken)
+      throw new DomainError("apiToken: is required for an enabled node (the remote panel's API token)");
     await this.assertNameFree(row.name, id);
-    const retarget = row.scheme !== cur.scheme || row.address !== cur.address || row.port !== cur.port
-      || row.basePath !== cur.basePath || row.apiToken !== cur.apiToken || row.allowPrivateAddress !== cur.allowPrivateAddress
-      || row.tlsMode !== cur.tlsMode || row.tlsPin !== cur.tlsPin;
-    const saved = await this.store.nodes.update(id, row, nowSeconds(this.clock), retarget ? unknownHealth() : undefined);
+    const retarget =
+      row.scheme !== cur.scheme ||
+      row.address !== cur.address ||
+      row.port !== cur.port ||
+      row.basePath !== cur.basePath ||
+      row.apiToken !== cur.apiToken ||
+      row.allowPrivateAddress !== cur.allowPrivateAddress ||
+      row.tlsMode !== cur.tlsMode ||
+      row.tlsPin !== cur.tlsPin;
+    const saved = await this.store.nodes.update(
+      id,
+      row,
+      nowSeconds(this.clock),
+      retarget ? unknownHealth() : undefined,
+    );
     if (!saved) throw new DomainError(`node ${id} not found`, 'not_found');
     if (retarget) await this.store.nodeSync.dropSamples(id);
     this.changed([id], retarget ? 'retarget' : 'update');
@@ -150,14 +173,21 @@ export class NodesService {
   private checkTls(row: NodeWrite): void {
     if (row.scheme !== 'https') return;
     if (row.tlsMode === 'pin' && !row.tlsPin) {
-      throw new DomainError('tlsPin: is required with tlsMode pin (the sha256/... value /nodes/test shows for the node)');
+      throw new DomainError(
+        'tlsPin: is required with tlsMode pin (the sha256/... value /nodes/test shows for the node)',
+      );
     }
-    if (row.tlsMode === 'skip') this.warn?.('node TLS verification is off: its certificate is not checked', { node: row.name, address: row.address });
+    if (row.tlsMode === 'skip')
+      this.warn?.('node TLS verification is off: its certificate is not checked', {
+        node: row.name,
+        address: row.address,
+      });
   }
 
   async setEnable(id: number, enable: boolean): Promise<void> {
     const cur = await this.mustGet(id);
-    if (enable && !cur.apiToken) throw new DomainError(`node ${id} has no apiToken; set one with /update/${id} before enabling it`);
+    if (enable && !cur.apiToken)
+      throw new DomainError(`node ${id} has no apiToken; set one with /update/${id} before enabling it`);
     await this.store.nodes.setEnable(id, enable, nowSeconds(this.clock));
     if (cur.enable !== enable) this.changed([id], enable ? 'enable' : 'disable');
   }
@@ -221,7 +251,9 @@ export class NodesService {
   /** Probes every enabled node (at most HEARTBEAT_CONCURRENCY at once). Overlapping calls share one run. */
   heartbeat(): Promise<{ probed: number; online: number }> {
     if (!this.heartbeatRunning) {
-      this.heartbeatRunning = this.runHeartbeat().finally(() => { this.heartbeatRunning = null; });
+      this.heartbeatRunning = this.runHeartbeat().finally(() => {
+        this.heartbeatRunning = null;
+      });
     }
     return this.heartbeatRunning;
   }

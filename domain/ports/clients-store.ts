@@ -1,6 +1,11 @@
 // Storage port for clients, their attachments, counters, source IPs and tombstones.
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite,
+  BucketParams,
+  ClientFull,
+  ClientRecord,
+  ClientSlim,
+  ClientTrafficView,
+  ClientWrite,
 } from '../clients/model.js';
 import type { CatalogRow } from '../clients/catalog.js';
 
@@ -23,13 +28,22 @@ export interface ClientsRepo {
   full(email: string): Promise<ClientFull | null>;
   listFull(): Promise<ClientFull[]>;
   inboundIdsOf(clientId: number): Promise<number[]>;
-  /** Client id + attachments, one transaction, tombstone removed, counters row created (kept counters survive). Null when the email is taken. */
+  /**
+   * Client id + attachments, one transaction, tombstone removed, counters row created (kept counters survive). Null
+   * when the email is taken.
+   */
   insert(row: ClientWrite, inboundIds: number[]): Promise<ClientRecord | null>;
-  /** Chunked multi-row insert in ONE transaction; emails already taken are returned in `taken` (nothing written for them). */
+  /**
+   * Chunked multi-row insert in ONE transaction; emails already taken are returned in `taken` (nothing written for
+   * them).
+   */
   insertMany(items: NewClient[]): Promise<{ created: string[]; taken: string[] }>;
   /** Replaces the row (email may change: counters, IPs follow). `enable=true` also clears the auto-disable flag. */
   replace(id: number, oldEmail: string, row: ClientWrite): Promise<ReplaceResult>;
-  /** Deletes clients (attachments cascade), their IPs, their counters unless kept; tombstones the emails. Returns the deleted emails in the order given. */
+  /**
+   * Deletes clients (attachments cascade), their IPs, their counters unless kept; tombstones the emails. Returns the
+   * deleted emails in the order given.
+   */
   remove(emails: string[], keepTraffic: boolean, now: number): Promise<string[]>;
   /** Adds attachments (existing ones ignored); returns how many were new. */
   attach(clientId: number, inboundIds: number[]): Promise<number>;
@@ -45,7 +59,10 @@ export interface ClientsRepo {
   catalogBatch(fromId: number): Promise<{ rows: CatalogRow[]; next: number | null }>;
   /** Emails whose status is depleted (same predicate as the bucket) and that delDepleted may remove. */
   deletableDepleted(p: BucketParams): Promise<string[]>;
-  /** Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients touched. */
+  /**
+   * Zeroes counters and clears the auto-disable flag (re-enabling depleted clients). Returns emails of existing clients
+   * touched.
+   */
   resetTraffic(emails: string[] | 'all'): Promise<{ emails: string[]; moved: boolean }>;
   /** Sets absolute counters (creates the row when missing). False when no such client. */
   setTraffic(email: string, up: number, down: number): Promise<boolean>;
@@ -58,6 +75,8 @@ export interface ClientsRepo {
   ips(email: string): Promise<{ ip: string; lastSeen: number }[]>;
   clearIps(email: string): Promise<number>;
   /** A client's counters, or those a client deleted with keepTraffic left behind (total and expiryTime 0). */
-  traffic(email: string): Promise<{ email: string; up: number; down: number; total: number; expiryTime: number } | null>;
+  traffic(
+    email: string,
+  ): Promise<{ email: string; up: number; down: number; total: number; expiryTime: number } | null>;
   isTombstoned(email: string): Promise<boolean>;
 }

@@ -77,6 +77,8 @@ export interface CoreControl {
   writeConfig(config: object): Promise<void>;
   /** testOutbound: a dial, or an HTTP request through a temporary core on a free loopback port. */
   probeOutbound(input: OutboundProbeInput): Promise<OutboundProbeResult>;
-  /** What to do when the core dies unexpectedly (the core service rebuilds the config); default respawns on the file. */
+  /**
+   * What to do when the core dies unexpectedly (the core service rebuilds the config); default respawns on the file.
+   */
   setRecovery?(fn: () => Promise<void>): void;
 }

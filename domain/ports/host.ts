@@ -46,11 +46,21 @@ export interface HistoryFile {
 export const noHost: HostMetrics = {
   async read() {
     const zero = { current: 0, total: 0 };
-    return { cpu: null, mem: { ...zero }, swap: { ...zero }, disk: { ...zero }, net: { sent: 0, recv: 0 }, tcpCount: 0, load: { load1: 0, load5: 0, load15: 0 } };
+    return {
+      cpu: null,
+      mem: { ...zero },
+      swap: { ...zero },
+      disk: { ...zero },
+      net: { sent: 0, recv: 0 },
+      tcpCount: 0,
+      load: { load1: 0, load5: 0, load15: 0 },
+    };
   },
 };
 
 /** A runtime without the core's metrics endpoint. */
 export const noCoreMetrics: CoreMetricsProbe = {
-  async fetchVars() { return { ok: false, reason: 'core metrics are not available on this host' }; },
+  async fetchVars() {
+    return { ok: false, reason: 'core metrics are not available on this host' };
+  },
 };

@@ -61,9 +61,15 @@ export function multipartBody(
   const chunks: Uint8Array[] = [];
   const quote = (s: string) => s.replace(/["\r\n\\]/g, '_');
   for (const [name, value] of Object.entries(fields)) {
-    chunks.push(enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`));
+    chunks.push(
+      enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`),
+    );
   }
-  chunks.push(enc.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`));
+  chunks.push(
+    enc.encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; filename="${quote(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+    ),
+  );
   chunks.push(file.data);
   chunks.push(enc.encode(`\r\n--${boundary}--\r\n`));
   const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -78,5 +84,7 @@ export function multipartBody(
 
 /** A runtime without outbound HTTP: every call fails with a clear message. */
 export const noHttp: HttpClient = {
-  request: async () => { throw new HttpFetchError('outbound HTTP is not configured in this process', 'network'); },
+  request: async () => {
+    throw new HttpFetchError('outbound HTTP is not configured in this process', 'network');
+  },
 };

@@ -32,7 +32,9 @@ export interface InboundsRepo {
   tagTaken(tag: string, exceptId?: number): Promise<boolean>;
   /** Inserts; null when the tag is taken (unique index). */
   create(row: InboundWrite): Promise<InboundRecord | null>;
-  /** Replaces the writable fields; null when the inbound does not exist; throws `TagTaken` via null tag check upstream. */
+  /**
+   * Replaces the writable fields; null when the inbound does not exist; throws `TagTaken` via null tag check upstream.
+   */
   update(id: number, row: InboundWrite): Promise<InboundRecord | null>;
   /** Deletes the inbound (attachments and fallbacks cascade; clients survive). */
   remove(id: number): Promise<boolean>;

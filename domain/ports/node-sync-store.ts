@@ -34,7 +34,12 @@ export interface NodeSyncRepo {
    * lastOnline raised to the node's `lastOnline` values; baselines of emails not reported dropped. Returns the
    * deltas applied (emails unknown here included: their bytes go nowhere).
    */
-  applyCounters(nodeId: number, counters: readonly NodeCounter[], lastOnline: ReadonlyMap<string, number>, nowMs: number): Promise<CounterMove[]>;
+  applyCounters(
+    nodeId: number,
+    counters: readonly NodeCounter[],
+    lastOnline: ReadonlyMap<string, number>,
+    nowMs: number,
+  ): Promise<CounterMove[]>;
   /** Sets the baselines of the emails (every email of the node with 'all') to zero: the node's counters were reset. */
   resetBaselines(nodeId: number, emails: readonly string[] | 'all'): Promise<void>;
   baselines(nodeId: number): Promise<Map<string, { up: number; down: number }>>;

@@ -21,7 +21,8 @@ export interface NodesRepo {
   /** Writes a probe/heartbeat result; false when the node no longer exists. */
   saveHealth(id: number, health: NodeHealth): Promise<boolean>;
   /**
-   * Roll-ups per node in SQL (grouped statements, nothing loaded per client): inbounds bound to it, distinct clients attached to those inbounds,
+   * Roll-ups per node in SQL (grouped statements, nothing loaded per client): inbounds bound to it, distinct clients
+   * attached to those inbounds,
    * of them online (client_traffics.last_online >= onlineSince) and depleted (client and counters disabled).
    */
   rollups(onlineSince: number): Promise<Map<number, NodeRollup>>;

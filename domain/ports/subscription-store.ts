@@ -4,10 +4,26 @@ import type { ClientRecord } from '../clients/model.js';
 import type { InboundRecord } from '../inbounds/model.js';
 
 /** The client fields links, headers and the page use. */
-export type SubClientRecord = Pick<ClientRecord,
-  'id' | 'email' | 'subId' | 'uuid' | 'password' | 'auth' | 'flow' | 'security' | 'method' | 'totalGB' | 'expiryTime' | 'enable'>;
+export type SubClientRecord = Pick<
+  ClientRecord,
+  | 'id'
+  | 'email'
+  | 'subId'
+  | 'uuid'
+  | 'password'
+  | 'auth'
+  | 'flow'
+  | 'security'
+  | 'method'
+  | 'totalGB'
+  | 'expiryTime'
+  | 'enable'
+>;
 /** The inbound fields links use. */
-export type SubInboundRecord = Pick<InboundRecord, 'id' | 'protocol' | 'listen' | 'port' | 'remark' | 'settings' | 'streamSettings' | 'enable'>;
+export type SubInboundRecord = Pick<
+  InboundRecord,
+  'id' | 'protocol' | 'listen' | 'port' | 'remark' | 'settings' | 'streamSettings' | 'enable'
+>;
 
 export interface SubscriptionClient {
   client: SubClientRecord;

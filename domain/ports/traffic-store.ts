@@ -28,7 +28,8 @@ export interface TrafficRepo {
   applyDeltas(deltas: TrafficDeltas, nowMs: number): Promise<void>;
   /**
    * One set-based pass in one transaction: auto-renew first, then depletion of clients (expiry for all; quota for
-   * every client with `'all'` (the default), else only for the listed emails, those whose counters just moved), then of inbounds.
+   * every client with `'all'` (the default), else only for the listed emails, those whose counters just moved), then of
+   * inbounds.
    */
   enforce(nowMs: number, quotaScope?: 'all' | readonly string[]): Promise<EnforcementResult>;
   outbounds(): Promise<OutboundTrafficRow[]>;

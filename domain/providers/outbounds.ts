@@ -39,7 +39,9 @@ export function tunnelOutbound(privateKey: string, config: unknown): Json {
     try {
       const bytes = fromBase64(clientId);
       if (bytes.length > 0 && bytes.length <= 3) settings.reserved = Array.from(bytes);
-    } catch { /* not base64: leave reserved out */ }
+    } catch {
+      /* not base64: leave reserved out */
+    }
   }
   return { tag: TUNNEL_TAG, protocol: 'wireguard', settings };
 }
@@ -58,11 +60,15 @@ export interface VpnServer {
 
 /** The VPN service's `v2/servers` answer → servers that offer WireGuard, least loaded first. */
 export function parseVpnServers(json: unknown): VpnServer[] {
-  if (!isObject(json) || !Array.isArray(json.servers)) throw new DomainError('provider-b: unexpected server list (no servers array)');
+  if (!isObject(json) || !Array.isArray(json.servers))
+    throw new DomainError('provider-b: unexpected server list (no servers array)');
   const cities = new Map<number, { city: string; country: string }>();
   for (const loc of Array.isArray(json.locations) ? json.locations : []) {
     if (!isObject(loc) || typeof loc.id !== 'number' || !isObject(loc.country)) continue;
-    cities.set(loc.id, { country: str(loc.country.name), city: isObject(loc.country.city) ? str(loc.country.city.name) : '' });
+    cities.set(loc.id, {
+      country: str(loc.country.name),
+      city: isObject(loc.country.city) ? str(loc.country.city.name) : '',
+    });
   }
   const out: VpnServer[] = [];
   for (const s of json.servers) {
@@ -75,11 +81,21 @@ export function parseVpnServers(json: unknown): VpnServer[] {
     const meta = wg && Array.isArray(wg.metadata) ? wg.metadata.filter(isObject) : [];
     const publicKey = str(meta.find((m) => m.name === 'public_key')?.value);
     if (!publicKey) continue;
-    const loc = Array.isArray(s.location_ids) && typeof s.location_ids[0] === 'number' ? cities.get(s.location_ids[0]) : undefined;
+    const loc =
+      Array.isArray(s.location_ids) && typeof s.location_ids[0] === 'number'
+        ? cities.get(s.location_ids[0])
+        : undefined;
     const endpoint = `${station.includes(':') ? `[${station}]` : station}:${VPN_PORT}`;
     out.push({
-      id: s.id, name: str(s.name), hostname, station, load: typeof s.load === 'number' ? s.load : 0,
-      city: loc?.city ?? '', country: loc?.country ?? '', publicKey, endpoint,
+      id: s.id,
+      name: str(s.name),
+      hostname,
+      station,
+      load: typeof s.load === 'number' ? s.load : 0,
+      city: loc?.city ?? '',
+      country: loc?.country ?? '',
+      publicKey,
+      endpoint,
     });
   }
   return out.sort((a, b) => a.load - b.load || a.id - b.id);
@@ -103,7 +119,10 @@ export const isVpnTag = (tag: string): boolean => tag.startsWith(VPN_TAG_PREFIX)
 /** Tags of the template's outbounds that match. */
 export function outboundTags(template: Json, match: (tag: string) => boolean): string[] {
   const obs = Array.isArray(template.outbounds) ? template.outbounds : [];
-  return obs.filter(isObject).map((o) => str(o.tag)).filter((t) => t && match(t));
+  return obs
+    .filter(isObject)
+    .map((o) => str(o.tag))
+    .filter((t) => t && match(t));
 }
 
 /** Why a WireGuard outbound cannot go into the template under this core, or null when it can. */

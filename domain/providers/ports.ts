@@ -10,5 +10,7 @@ export interface ProviderSettings {
 export interface ProviderCore {
   status(): CoreStatus;
   template(): Promise<Json>;
-  editTemplate<T>(edit: (template: Json) => { template: Json; result: T } | null): Promise<{ changed: boolean; restarted: boolean; result?: T }>;
+  editTemplate<T>(
+    edit: (template: Json) => { template: Json; result: T } | null,
+  ): Promise<{ changed: boolean; restarted: boolean; result?: T }>;
 }

@@ -42,7 +42,11 @@ const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Arr
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-export interface ApplyResult { applied: boolean; note: string; restarted: boolean }
+export interface ApplyResult {
+  applied: boolean;
+  note: string;
+  restarted: boolean;
+}
 
 export class TunnelProvider {
   private readonly base: string;
@@ -61,7 +65,9 @@ export class TunnelProvider {
 
   private async load(): Promise<Account | null> {
     const v = await this.d.settings.internal(SETTING);
-    return isObject(v) && typeof v.deviceId === 'string' && typeof v.accessToken === 'string' ? (v as unknown as Account) : null;
+    return isObject(v) && typeof v.deviceId === 'string' && typeof v.accessToken === 'string'
+      ? (v as unknown as Account)
+      : null;
   }
 
   private async required(): Promise<Account> {
@@ -82,14 +88,28 @@ export class TunnelProvider {
     };
   }
 
-  private call(what: string, path: string, a: Account | null, init: { method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; body?: unknown } = {}) {
+  private call(
+    what: string,
+    path: string,
+    a: Account | null,
+    init: { method?: 'GET' | 'POST' | 'PUT' | 'DELETE'; body?: unknown } = {},
+  ) {
     const headers: Record<string, string> = { 'cf-client-version': CLIENT_VERSION, accept: 'application/json' };
     if (a) headers.authorization = `Bearer ${a.accessToken}`;
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    return callJson(this.d.http, `provider-a ${what}`, {
-      url: `${this.base}${path}`, method: init.method ?? 'GET', headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body), timeoutMs: this.d.timeoutMs, allowPrivate: this.d.allowPrivate,
-    }, [a?.accessToken, a?.privateKey, a?.licenseKey]);
+    return callJson(
+      this.d.http,
+      `provider-a ${what}`,
+      {
+        url: `${this.base}${path}`,
+        method: init.method ?? 'GET',
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        timeoutMs: this.d.timeoutMs,
+        allowPrivate: this.d.allowPrivate,
+      },
+      [a?.accessToken, a?.privateKey, a?.licenseKey],
+    );
   }
 
   /** Puts the outbound into the template (unless the core cannot run it) and reloads the core. */
@@ -105,7 +125,11 @@ export class TunnelProvider {
       return { applied: true, note: '', restarted: r.restarted };
     } catch (err) {
       // The account is the service's either way; the operator fixes the template and calls `config` again.
-      return { applied: false, note: `the outbound was not added: ${err instanceof Error ? err.message : String(err)}`, restarted: false };
+      return {
+        applied: false,
+        note: `the outbound was not added: ${err instanceof Error ? err.message : String(err)}`,
+        restarted: false,
+      };
     }
   }
 
@@ -115,17 +139,29 @@ export class TunnelProvider {
       const { json } = await this.call('registration', '/reg', null, {
         method: 'POST',
         body: {
-          key: keys.publicKey, install_id: '', fcm_token: '', tos: new Date(this.d.clock.now()).toISOString(),
-          type: 'PC', model: 'proxy-panel', name: this.d.deviceName || 'proxy-panel', locale: 'en_US',
+          key: keys.publicKey,
+          install_id: '',
+          fcm_token: '',
+          tos: new Date(this.d.clock.now()).toISOString(),
+          type: 'PC',
+          model: 'proxy-panel',
+          name: this.d.deviceName || 'proxy-panel',
+          locale: 'en_US',
         },
       });
       const r = isObject(json) ? json : {};
       const account = isObject(r.account) ? r.account : {};
-      if (!str(r.id) || !str(r.token)) throw new DomainError('provider-a registration: the answer has no device id or token');
+      if (!str(r.id) || !str(r.token))
+        throw new DomainError('provider-a registration: the answer has no device id or token');
       const config = isObject(r.config) ? r.config : {};
       const a: Account = {
-        deviceId: str(r.id), accessToken: str(r.token), privateKey: keys.privateKey, publicKey: keys.publicKey,
-        licenseKey: str(account.license), clientId: str(config.client_id), accountType: str(account.account_type),
+        deviceId: str(r.id),
+        accessToken: str(r.token),
+        privateKey: keys.privateKey,
+        publicKey: keys.publicKey,
+        licenseKey: str(account.license),
+        clientId: str(config.client_id),
+        accountType: str(account.account_type),
         registeredAt: this.d.clock.now(),
       };
       const outbound = tunnelOutbound(a.privateKey, config);
@@ -137,11 +173,16 @@ export class TunnelProvider {
 
   async license(license: string) {
     const key = license.trim();
-    if (!/^[A-Za-z0-9-]{26,64}$/.test(key)) throw new DomainError('license: must be a licence key of 26 or more letters, digits and dashes');
+    if (!/^[A-Za-z0-9-]{26,64}$/.test(key))
+      throw new DomainError('license: must be a licence key of 26 or more letters, digits and dashes');
     return this.serial(async () => {
       const a = await this.required();
-      const { json } = await this.call('licence', `/reg/${encodeURIComponent(a.deviceId)}/account`, a, { method: 'PUT', body: { license: key } });
-      if (!isObject(json) || !str(json.id)) throw new DomainError('provider-a licence: unexpected answer from the service');
+      const { json } = await this.call('licence', `/reg/${encodeURIComponent(a.deviceId)}/account`, a, {
+        method: 'PUT',
+        body: { license: key },
+      });
+      if (!isObject(json) || !str(json.id))
+        throw new DomainError('provider-a licence: unexpected answer from the service');
       const next: Account = { ...a, licenseKey: key, accountType: str(json.account_type) || a.accountType };
       await this.d.settings.setInternal(SETTING, next);
       return { account: this.view(next, await this.d.core.template()) };
@@ -157,12 +198,23 @@ export class TunnelProvider {
       const account = isObject(r.account) ? r.account : {};
       const config = isObject(r.config) ? r.config : {};
       const outbound = tunnelOutbound(a.privateKey, config);
-      const next: Account = { ...a, clientId: str(config.client_id) || a.clientId, accountType: str(account.account_type) || a.accountType };
+      const next: Account = {
+        ...a,
+        clientId: str(config.client_id) || a.clientId,
+        accountType: str(account.account_type) || a.accountType,
+      };
       await this.d.settings.setInternal(SETTING, next);
       const applied = await this.apply(outbound);
       return {
         account: this.view(next),
-        device: { name: str(r.name), model: str(r.model), enabled: r.enabled === true, warpEnabled: r.warp_enabled === true, created: str(r.created), updated: str(r.updated) },
+        device: {
+          name: str(r.name),
+          model: str(r.model),
+          enabled: r.enabled === true,
+          warpEnabled: r.warp_enabled === true,
+          created: str(r.created),
+          updated: str(r.updated),
+        },
         outbound: redactOutbound(outbound),
         ...applied,
       };
@@ -180,7 +232,14 @@ export class TunnelProvider {
       return {
         ...this.view(a, template),
         accountType: str(r.account_type) || a.accountType,
-        usage: { premiumData: num(r.premium_data), quota: num(r.quota), usage: num(r.usage), warpPlus: r.warp_plus === true, role: str(r.role), referralCount: num(r.referral_count) },
+        usage: {
+          premiumData: num(r.premium_data),
+          quota: num(r.quota),
+          usage: num(r.usage),
+          warpPlus: r.warp_plus === true,
+          role: str(r.role),
+          referralCount: num(r.referral_count),
+        },
       };
     } catch (err) {
       return { ...this.view(a, template), usage: null, usageError: err instanceof Error ? err.message : String(err) };
@@ -205,8 +264,12 @@ export class TunnelProvider {
       });
       await this.d.settings.setInternal(SETTING, null);
       return {
-        registered: false, wasRegistered: !!a, removedOutbounds: r.result?.removed ?? [], removedRules: r.result?.rulesRemoved ?? 0,
-        restarted: r.restarted, note: remoteNote,
+        registered: false,
+        wasRegistered: !!a,
+        removedOutbounds: r.result?.removed ?? [],
+        removedRules: r.result?.rulesRemoved ?? 0,
+        restarted: r.restarted,
+        note: remoteNote,
       };
     });
   }

@@ -8,7 +8,14 @@ import type { Json } from '../inbounds/model.js';
 import { DomainError } from '../shared/errors.js';
 import { callJson } from './remote.js';
 import { editOutbounds, parseWgKey, redactOutbound, wgPublicKey } from './wireguard.js';
-import { WIREGUARD_TECHNOLOGY_ID, isVpnTag, outboundTags, parseVpnServers, vpnOutbound, wireguardRefusal } from './outbounds.js';
+import {
+  WIREGUARD_TECHNOLOGY_ID,
+  isVpnTag,
+  outboundTags,
+  parseVpnServers,
+  vpnOutbound,
+  wireguardRefusal,
+} from './outbounds.js';
 import type { ProviderCore, ProviderSettings } from './ports.js';
 import { base64 } from '../shared/random.js';
 
@@ -56,27 +63,55 @@ export class VpnProvider {
   }
 
   private get(what: string, path: string, headers: Record<string, string> = {}, secrets: string[] = []) {
-    return callJson(this.d.http, `provider-b ${what}`, { url: `${this.base}${path}`, headers: { accept: 'application/json', ...headers }, timeoutMs: this.d.timeoutMs, allowPrivate: this.d.allowPrivate }, secrets);
+    return callJson(
+      this.d.http,
+      `provider-b ${what}`,
+      {
+        url: `${this.base}${path}`,
+        headers: { accept: 'application/json', ...headers },
+        timeoutMs: this.d.timeoutMs,
+        allowPrivate: this.d.allowPrivate,
+      },
+      secrets,
+    );
   }
 
   private async view(a: Account | null) {
     const tags = outboundTags(await this.d.core.template(), isVpnTag);
     if (!a) return { registered: false, outbounds: tags };
-    return { registered: true, source: a.source, hasToken: !!a.token, publicKey: await wgPublicKey(parseWgKey(a.privateKey)!), savedAt: a.savedAt, outbounds: tags };
+    return {
+      registered: true,
+      source: a.source,
+      hasToken: !!a.token,
+      publicKey: await wgPublicKey(parseWgKey(a.privateKey)!),
+      savedAt: a.savedAt,
+      outbounds: tags,
+    };
   }
 
   async countries() {
     const { json } = await this.get('countries', '/v1/countries');
     if (!Array.isArray(json)) throw new DomainError('provider-b countries: unexpected answer (not a list)');
-    return json.filter(isObject).filter((c) => typeof c.id === 'number').map((c) => ({
-      id: c.id as number, name: str(c.name), code: str(c.code),
-      cities: (Array.isArray(c.cities) ? c.cities : []).filter(isObject).map((x) => ({ id: x.id, name: str(x.name) })),
-    })).sort((a, b) => a.name.localeCompare(b.name));
+    return json
+      .filter(isObject)
+      .filter((c) => typeof c.id === 'number')
+      .map((c) => ({
+        id: c.id as number,
+        name: str(c.name),
+        code: str(c.code),
+        cities: (Array.isArray(c.cities) ? c.cities : [])
+          .filter(isObject)
+          .map((x) => ({ id: x.id, name: str(x.name) })),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** `servers`: the country's WireGuard servers, least loaded first; with `serverIds`, those become outbounds. */
   async servers(countryId: number, serverIds: number[] = []) {
-    const { json } = await this.get('servers', `/v2/servers?limit=0&filters[servers_technologies][id]=${WIREGUARD_TECHNOLOGY_ID}&filters[country_id]=${countryId}`);
+    const { json } = await this.get(
+      'servers',
+      `/v2/servers?limit=0&filters[servers_technologies][id]=${WIREGUARD_TECHNOLOGY_ID}&filters[country_id]=${countryId}`,
+    );
     const servers = parseVpnServers(json);
     if (serverIds.length === 0) return { servers };
     if (serverIds.length > MAX_CHOSEN) throw new DomainError(`serverIds: at most ${MAX_CHOSEN} servers at once`);
@@ -103,10 +138,17 @@ export class VpnProvider {
   /** `reg`: the account's WireGuard private key from the service, with the access token (HTTP basic `token:`). */
   async reg(token: string) {
     const t = token.trim();
-    if (!/^[A-Za-z0-9._~+/=-]{16,512}$/.test(t)) throw new DomainError('token: must be the access token from the VPN service\'s account page');
-    const { json } = await this.get('credentials', '/v1/users/services/credentials', { authorization: `Basic ${btoa(`token:${t}`)}` }, [t]);
+    if (!/^[A-Za-z0-9._~+/=-]{16,512}$/.test(t))
+      throw new DomainError("token: must be the access token from the VPN service's account page");
+    const { json } = await this.get(
+      'credentials',
+      '/v1/users/services/credentials',
+      { authorization: `Basic ${btoa(`token:${t}`)}` },
+      [t],
+    );
     const key = isObject(json) ? str(json.nordlynx_private_key) : '';
-    if (!parseWgKey(key)) throw new DomainError('provider-b credentials: the answer has no WireGuard (NordLynx) private key');
+    if (!parseWgKey(key))
+      throw new DomainError('provider-b credentials: the answer has no WireGuard (NordLynx) private key');
     return this.save({ privateKey: base64(parseWgKey(key)!), token: t, source: 'token', savedAt: this.d.clock.now() });
   }
 
@@ -125,7 +167,8 @@ export class VpnProvider {
       let note = '';
       try {
         const r = await this.d.core.editTemplate((tpl) => {
-          const outbounds = (Array.isArray(tpl.outbounds) ? tpl.outbounds : []).filter(isObject)
+          const outbounds = (Array.isArray(tpl.outbounds) ? tpl.outbounds : [])
+            .filter(isObject)
             .filter((o) => isVpnTag(str(o.tag)) && isObject(o.settings) && o.settings.secretKey !== a.privateKey)
             .map((o) => ({ ...o, settings: { ...(o.settings as Json), secretKey: a.privateKey } }));
           const e = outbounds.length ? editOutbounds(tpl, { put: outbounds }) : null;
@@ -151,7 +194,13 @@ export class VpnProvider {
         return e ? { template: e.template, result: e } : null;
       });
       await this.d.settings.setInternal(SETTING, null);
-      return { registered: false, wasRegistered: !!a, removedOutbounds: r.result?.removed ?? [], removedRules: r.result?.rulesRemoved ?? 0, restarted: r.restarted };
+      return {
+        registered: false,
+        wasRegistered: !!a,
+        removedOutbounds: r.result?.removed ?? [],
+        removedRules: r.result?.rulesRemoved ?? 0,
+        restarted: r.restarted,
+      };
     });
   }
 }

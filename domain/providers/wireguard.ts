@@ -31,7 +31,10 @@ export async function generateWgKeyPair(): Promise<{ privateKey: string; publicK
  * one is, and a given pair checked to belong together (the service would accept a mismatched pair and the
  * tunnel would then never come up).
  */
-export async function resolveWgKeyPair(privateKey?: string, publicKey?: string): Promise<{ privateKey: string; publicKey: string; generated: boolean }> {
+export async function resolveWgKeyPair(
+  privateKey?: string,
+  publicKey?: string,
+): Promise<{ privateKey: string; publicKey: string; generated: boolean }> {
   const priv = privateKey?.trim() ?? '';
   const pub = publicKey?.trim() ?? '';
   if (!priv && !pub) return { ...(await generateWgKeyPair()), generated: true };
@@ -59,7 +62,10 @@ export interface OutboundEdit {
 }
 
 /** Applies an edit to a copy of the template; null when nothing changes. */
-export function editOutbounds(template: Json, edit: OutboundEdit): { template: Json; removed: string[]; rulesRemoved: number } | null {
+export function editOutbounds(
+  template: Json,
+  edit: OutboundEdit,
+): { template: Json; removed: string[]; rulesRemoved: number } | null {
   const tpl = structuredClone(template);
   const outbounds = Array.isArray(tpl.outbounds) ? (tpl.outbounds as Json[]) : [];
   const removed: string[] = [];
@@ -92,7 +98,8 @@ export function editOutbounds(template: Json, edit: OutboundEdit): { template: J
 /** A copy of an outbound for answers: the WireGuard secret key is kept in the template only. */
 export function redactOutbound(ob: Json): Json {
   const copy = structuredClone(ob);
-  if (isObject(copy.settings) && typeof copy.settings.secretKey === 'string') copy.settings.secretKey = SECRET_PLACEHOLDER;
+  if (isObject(copy.settings) && typeof copy.settings.secretKey === 'string')
+    copy.settings.secretKey = SECRET_PLACEHOLDER;
   return copy;
 }
 export const SECRET_PLACEHOLDER = '(hidden: stored in the core template)';

@@ -80,15 +80,23 @@ export class PushHub {
     };
   }
 
-  get size(): number { return this.conns.size; }
+  get size(): number {
+    return this.conns.size;
+  }
 
   /** Subscribes to the domain events that feed the hub. */
   attach(events: EventBus): void {
     const on = <K extends keyof DomainEvents>(name: K, fn: (p: DomainEvents[K]) => void) =>
       this.unsubscribe.push(events.on(name, fn));
     on('status.sampled', (s) => this.status(s));
-    on('core.state', (e) => this.broadcast(e.error ? { type: 'coreState', data: e.state, error: e.error } : { type: 'coreState', data: e.state }));
-    on('notification', (n) => this.broadcast({ type: 'notification', title: n.title, body: n.body, severity: n.severity }));
+    on('core.state', (e) =>
+      this.broadcast(
+        e.error ? { type: 'coreState', data: e.state, error: e.error } : { type: 'coreState', data: e.state },
+      ),
+    );
+    on('notification', (n) =>
+      this.broadcast({ type: 'notification', title: n.title, body: n.body, severity: n.severity }),
+    );
     on('clients.changed', () => this.invalidate('clients'));
     on('inbounds.changed', () => this.invalidate('inbounds'));
     on('groups.changed', () => this.invalidate('groups'));
@@ -111,8 +119,12 @@ export class PushHub {
     this.conns.add(conn);
     if (this.lastStatus) this.deliver(conn, this.lastStatus);
     return {
-      alive: () => { conn.alive = true; },
-      closed: () => { this.conns.delete(conn); },
+      alive: () => {
+        conn.alive = true;
+      },
+      closed: () => {
+        this.conns.delete(conn);
+      },
     };
   }
 
@@ -182,7 +194,9 @@ export class PushHub {
     this.stats.dropped++;
     try {
       conn.socket.terminate();
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
     this.opts.onDrop?.(reason);
   }
 
@@ -209,7 +223,11 @@ export class PushHub {
       try {
         conn.socket.close(1001, reason);
       } catch {
-        try { conn.socket.terminate(); } catch { /* gone */ }
+        try {
+          conn.socket.terminate();
+        } catch {
+          /* gone */
+        }
       }
     }
   }

@@ -13,9 +13,7 @@ export interface UpgradeRequest {
   secure: boolean;
 }
 
-export type UpgradeDecision =
-  | { ok: true }
-  | { ok: false; kind: 'unauthenticated' | 'forbidden'; reason: string };
+export type UpgradeDecision = { ok: true } | { ok: false; kind: 'unauthenticated' | 'forbidden'; reason: string };
 
 /**
  * Whether `origin` (an Origin header) is the panel reached through `host` (the Host header). Default ports are
@@ -45,7 +43,9 @@ export function checkUpgrade(req: UpgradeRequest): UpgradeDecision {
     return {
       ok: false,
       kind: 'unauthenticated',
-      reason: req.bearer ? 'the WebSocket accepts only a session cookie; Bearer tokens are refused' : 'no valid session',
+      reason: req.bearer
+        ? 'the WebSocket accepts only a session cookie; Bearer tokens are refused'
+        : 'no valid session',
     };
   }
   // A browser always sends Origin, so a request without one (a script, a CLI) cannot be a cross-site one.

@@ -14,7 +14,8 @@ export type LogClass = 'direct' | 'blocked' | 'proxy';
 export function outboundClasses(template: unknown): { direct: string[]; blocked: string[] } {
   const direct: string[] = [];
   const blocked: string[] = [];
-  const outbounds = template && typeof template === 'object' ? (template as { outbounds?: unknown }).outbounds : undefined;
+  const outbounds =
+    template && typeof template === 'object' ? (template as { outbounds?: unknown }).outbounds : undefined;
   if (Array.isArray(outbounds)) {
     for (const o of outbounds) {
       if (!o || typeof o !== 'object') continue;
@@ -35,7 +36,12 @@ export function classify(line: string, classes: { direct: string[]; blocked: str
 }
 
 /** The last `count` lines that pass the filter (API self-traffic and empty lines are dropped). */
-export function filterCoreLog(lines: string[], count: number, f: CoreLogFilter, classes: { direct: string[]; blocked: string[] }): string[] {
+export function filterCoreLog(
+  lines: string[],
+  count: number,
+  f: CoreLogFilter,
+  classes: { direct: string[]; blocked: string[] },
+): string[] {
   const keep: string[] = [];
   for (const raw of lines) {
     const line = raw.trim();

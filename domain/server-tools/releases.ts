@@ -62,13 +62,21 @@ export const isGeoFileName = (name: string): boolean => Object.hasOwn(GEO_FILES,
 /** Release tags `vX.Y.Z` of non-draft, non-prerelease releases, newest first (the panel's own feed). */
 export function parseStableTags(json: unknown): string[] {
   if (!Array.isArray(json)) throw new Error('unexpected release list (not an array)');
-  return parseReleaseTags(json.filter((r) => !(r && typeof r === 'object' && (r as { prerelease?: unknown }).prerelease === true)));
+  return parseReleaseTags(
+    json.filter((r) => !(r && typeof r === 'object' && (r as { prerelease?: unknown }).prerelease === true)),
+  );
 }
 
 /** Negative when a < b, positive when a > b, for `X.Y.Z` with or without the leading `v`. */
 export function compareVersions(a: string, b: string): number {
-  const pa = a.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pa = a
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => Number.parseInt(x, 10) || 0);
   for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
   return 0;
 }

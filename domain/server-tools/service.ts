@@ -10,13 +10,30 @@ import type { EventSink } from '../shared/events.js';
 import type { PanelControl } from '../ports/runtime.js';
 import type { HttpClient, HttpResponse } from '../ports/http.js';
 import { multipartBody } from '../ports/http.js';
-import type { CoreBinarySwitch, LogLevel, PanelInstaller, PanelLogSource, ServerHost, SystemJournal } from '../ports/server-tools.js';
+import type {
+  CoreBinarySwitch,
+  LogLevel,
+  PanelInstaller,
+  PanelLogSource,
+  ServerHost,
+  SystemJournal,
+} from '../ports/server-tools.js';
 import type { SettingsService } from '../settings/service.js';
 import type { CoreService } from '../core/service.js';
 import { DomainError } from '../shared/errors.js';
 import { hex, uuidv4 } from '../shared/random.js';
 import { generateEch, generateMldsa65, generateMlkem768, generateVlessEnc, generateX25519 } from '../keys/index.js';
-import { compareVersions, DEFAULT_GEO_FILES, GEO_FILES, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags, parseSha256Sum, parseStableTags } from './releases.js';
+import {
+  compareVersions,
+  DEFAULT_GEO_FILES,
+  GEO_FILES,
+  isGeoFileName,
+  normaliseVersion,
+  parseDigestSha256,
+  parseReleaseTags,
+  parseSha256Sum,
+  parseStableTags,
+} from './releases.js';
 import { filterCoreLog, outboundClasses, type CoreLogFilter } from './core-logs.js';
 
 export const RESTART_GRACE_MS = 3000;
@@ -68,7 +85,13 @@ export interface ServerToolsDeps extends ServerToolsPorts {
 }
 
 const LEVELS: Record<string, LogLevel> = {
-  debug: 'debug', info: 'info', notice: 'info', warn: 'warn', warning: 'warn', err: 'error', error: 'error',
+  debug: 'debug',
+  info: 'info',
+  notice: 'info',
+  warn: 'warn',
+  warning: 'warn',
+  err: 'error',
+  error: 'error',
 };
 
 const text = (r: HttpResponse) => new TextDecoder().decode(r.body);
@@ -95,12 +118,24 @@ export class ServerToolsService {
 
   // ---- keys ------------------------------------------------------------------------------------------------
 
-  newUuid(): string { return uuidv4(); }
-  newX25519() { return generateX25519(); }
-  newMldsa65() { return generateMldsa65(); }
-  newMlkem768() { return generateMlkem768(); }
-  newVlessEnc() { return generateVlessEnc(); }
-  newEch(sni: string) { return generateEch(sni); }
+  newUuid(): string {
+    return uuidv4();
+  }
+  newX25519() {
+    return generateX25519();
+  }
+  newMldsa65() {
+    return generateMldsa65();
+  }
+  newMlkem768() {
+    return generateMlkem768();
+  }
+  newVlessEnc() {
+    return generateVlessEnc();
+  }
+  newEch(sni: string) {
+    return generateEch(sni);
+  }
 
   // ---- core versions and install ------------------------------------------------------------------------------
 
@@ -117,19 +152,23 @@ export class ServerToolsService {
   /** getCoreVersion: installable core versions, newest first; cached 15 min; a stale list is served on error. */
   async coreVersions(): Promise<string[]> {
     const now = this.d.clock.now();
-    if (this.versions && now - this.versions.at < CORE_VERSIONS_TTL_MS && now >= this.versions.at) return this.versions.list;
+    if (this.versions && now - this.versions.at < CORE_VERSIONS_TTL_MS && now >= this.versions.at)
+      return this.versions.list;
     try {
       const res = await this.http().request({
         url: `${this.githubApi}/repos/${CORE_REPO}/releases?per_page=100`,
         headers: { accept: 'application/vnd.github+json' },
-        timeoutMs: 10_000, maxBytes: MAX_RELEASE_LIST_BYTES,
+        timeoutMs: 10_000,
+        maxBytes: MAX_RELEASE_LIST_BYTES,
       });
       if (res.status !== 200) {
         let detail = `HTTP ${res.status}`;
         try {
           const m = (JSON.parse(text(res)) as { message?: unknown }).message;
           if (typeof m === 'string' && m) detail += `: ${m.slice(0, 200)}`;
-        } catch { /* not JSON */ }
+        } catch {
+          /* not JSON */
+        }
         throw new Error(detail);
       }
       let json: unknown;
@@ -172,7 +211,9 @@ export class ServerToolsService {
       }
       const got = hex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', zip as Uint8Array<ArrayBuffer>)));
       if (got !== want) {
-        throw new DomainError(`core ${version}: the download does not match the published SHA-256 (expected ${want}, got ${got}); nothing was installed`);
+        throw new DomainError(
+          `core ${version}: the download does not match the published SHA-256 (expected ${want}, got ${got}); nothing was installed`,
+        );
       }
       let path: string;
       try {
@@ -180,7 +221,9 @@ export class ServerToolsService {
       } catch (err) {
         throw new DomainError(`core ${version}: ${errMsg(err)}`);
       }
-      const switched = this.d.coreSwitch ? await this.d.coreSwitch.activate(path) : { ok: false, note: 'restart the panel to use it' };
+      const switched = this.d.coreSwitch
+        ? await this.d.coreSwitch.activate(path)
+        : { ok: false, note: 'restart the panel to use it' };
       let restarted = false;
       let note = switched.note;
       if (switched.ok) {
@@ -192,7 +235,8 @@ export class ServerToolsService {
         }
       }
       this.d.events.emit('notification', {
-        title: 'Core installed', body: `core ${version} installed${restarted ? ' and running' : note ? `; ${note}` : ''}`,
+        title: 'Core installed',
+        body: `core ${version} installed${restarted ? ' and running' : note ? `; ${note}` : ''}`,
         severity: restarted ? 'success' : 'warning',
       });
       return { version, path, restarted, note };
@@ -219,7 +263,9 @@ export class ServerToolsService {
   async updateGeoFiles(fileName?: string): Promise<{ updated: string[]; restarted: boolean }> {
     const name = fileName?.trim() ?? '';
     if (name && !isGeoFileName(name)) {
-      throw new DomainError(`fileName: ${name.slice(0, 64)} is not an allowed geo file (${Object.keys(GEO_FILES).join(', ')})`);
+      throw new DomainError(
+        `fileName: ${name.slice(0, 64)} is not an allowed geo file (${Object.keys(GEO_FILES).join(', ')})`,
+      );
     }
     const host = this.host();
     const names = name ? [name] : DEFAULT_GEO_FILES;
@@ -228,7 +274,12 @@ export class ServerToolsService {
     for (const n of names) {
       const src = GEO_FILES[n]!;
       try {
-        const data = await this.download(`${this.githubDownload}/${src.repo}/releases/latest/download/${src.asset}`, MAX_GEO_BYTES, 180_000, n);
+        const data = await this.download(
+          `${this.githubDownload}/${src.repo}/releases/latest/download/${src.asset}`,
+          MAX_GEO_BYTES,
+          180_000,
+          n,
+        );
         await host.writeGeoFile(n, data);
         updated.push(n);
       } catch (err) {
@@ -266,7 +317,9 @@ export class ServerToolsService {
     const own = this.panelLogs(count, level);
     if (!syslog) return { text: own, note: '' };
     const lvl = LEVELS[level.trim().toLowerCase() || 'info']!;
-    const why = this.d.journal ? await this.d.journal.tail(Math.min(count, MAX_LOG_LINES), lvl) : { unavailable: 'no system journal in this runtime' };
+    const why = this.d.journal
+      ? await this.d.journal.tail(Math.min(count, MAX_LOG_LINES), lvl)
+      : { unavailable: 'no system journal in this runtime' };
     if ('lines' in why) return { text: why.lines.join('\n'), note: 'from the systemd journal' };
     return { text: own, note: `syslog: ${why.unavailable}; showing the panel's own log instead` };
   }
@@ -280,7 +333,9 @@ export class ServerToolsService {
 
   // ---- database ---------------------------------------------------------------------------------------------
 
-  backupFileName(): string { return `panel_${stamp(this.d.clock.now())}.db`; }
+  backupFileName(): string {
+    return `panel_${stamp(this.d.clock.now())}.db`;
+  }
 
   /** getDb: a consistent SQLite snapshot of the whole panel database (the same portable file on both backends). */
   async databaseFile(): Promise<{ fileName: string; data: Uint8Array }> {
@@ -340,7 +395,10 @@ export class ServerToolsService {
     const s = await this.d.settings.effective();
     const token = s.tgBotToken.trim();
     if (!token) throw new DomainError('tgBotToken: set the Telegram bot token first');
-    const chats = s.tgBotChatId.split(',').map((x) => x.trim()).filter(Boolean);
+    const chats = s.tgBotChatId
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     if (chats.length === 0) throw new DomainError('tgBotChatId: set at least one admin chat id first');
     const api = (s.tgBotApiUrl || 'https://api.telegram.org').replace(/\/+$/, '');
     const { fileName, data } = await this.databaseFile();
@@ -353,33 +411,53 @@ export class ServerToolsService {
       );
       try {
         const res = await this.http().request({
-          url: `${api}/bot${token}/sendDocument`, method: 'POST', headers: { 'content-type': form.contentType },
-          body: form.body, timeoutMs: 60_000, maxBytes: 1024 * 1024,
+          url: `${api}/bot${token}/sendDocument`,
+          method: 'POST',
+          headers: { 'content-type': form.contentType },
+          body: form.body,
+          timeoutMs: 60_000,
+          maxBytes: 1024 * 1024,
         });
         let reply: { ok?: unknown; description?: unknown } = {};
-        try { reply = JSON.parse(text(res)); } catch { /* not JSON */ }
+        try {
+          reply = JSON.parse(text(res));
+        } catch {
+          /* not JSON */
+        }
         if (res.status === 200 && reply.ok === true) sent.push(chat);
-        else failed.push(`${chat}: ${typeof reply.description === 'string' ? reply.description.slice(0, 200) : `HTTP ${res.status}`}`);
+        else
+          failed.push(
+            `${chat}: ${typeof reply.description === 'string' ? reply.description.slice(0, 200) : `HTTP ${res.status}`}`,
+          );
       } catch (err) {
         failed.push(`${chat}: ${errMsg(err)}`);
       }
     }
-    if (failed.length) throw new DomainError(`backup not delivered to ${failed.join('; ')}${sent.length ? ` (sent to ${sent.join(', ')})` : ''}`);
+    if (failed.length)
+      throw new DomainError(
+        `backup not delivered to ${failed.join('; ')}${sent.length ? ` (sent to ${sent.join(', ')})` : ''}`,
+      );
     return { sent };
   }
 
   // ---- panel update ---------------------------------------------------------------------------------------------
 
-  private get panelRepo(): string { return this.d.panelRepo || PANEL_REPO; }
+  private get panelRepo(): string {
+    return this.d.panelRepo || PANEL_REPO;
+  }
 
   /** The panel's releases, newest first; the same cache and stale-on-error rules as the core versions. */
   private async panelVersions(): Promise<string[]> {
     const now = this.d.clock.now();
-    if (this.panelReleases && now - this.panelReleases.at < CORE_VERSIONS_TTL_MS && now >= this.panelReleases.at) return this.panelReleases.list;
+    if (this.panelReleases && now - this.panelReleases.at < CORE_VERSIONS_TTL_MS && now >= this.panelReleases.at)
+      return this.panelReleases.list;
     try {
       const res = await this.http().request({
-        url: `${(this.d.panelFeed?.api ?? this.githubApi).replace(/\/+$/, '')}/repos/${this.panelRepo}/releases?per_page=30`, headers: { accept: 'application/vnd.github+json' },
-        timeoutMs: 10_000, maxBytes: MAX_RELEASE_LIST_BYTES, allowPrivate: this.d.panelFeedAllowPrivate,
+        url: `${(this.d.panelFeed?.api ?? this.githubApi).replace(/\/+$/, '')}/repos/${this.panelRepo}/releases?per_page=30`,
+        headers: { accept: 'application/vnd.github+json' },
+        timeoutMs: 10_000,
+        maxBytes: MAX_RELEASE_LIST_BYTES,
+        allowPrivate: this.d.panelFeedAllowPrivate,
       });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
       const list = parseStableTags(JSON.parse(text(res)));
@@ -398,10 +476,21 @@ export class ServerToolsService {
     const last = this.d.installer ? await this.d.installer.lastResult().catch(() => null) : null;
     const latest = (await this.panelVersions())[0] ?? '';
     const updateAvailable = !!latest && compareVersions(latest, current) > 0;
-    const message = !latest ? `no release published in ${this.panelRepo}`
-      : !updateAvailable ? `${current} is the newest release`
-        : why ? `${latest} is available; ${why}` : `${latest} is available`;
-    return { currentVersion: current, latestVersion: latest, updateAvailable, selfUpdate: !why, message, lastUpdate: last };
+    const message = !latest
+      ? `no release published in ${this.panelRepo}`
+      : !updateAvailable
+        ? `${current} is the newest release`
+        : why
+          ? `${latest} is available; ${why}`
+          : `${latest} is available`;
+    return {
+      currentVersion: current,
+      latestVersion: latest,
+      updateAvailable,
+      selfUpdate: !why,
+      message,
+      lastUpdate: last,
+    };
   }
 
   /**
@@ -419,25 +508,43 @@ export class ServerToolsService {
       this.panelReleases = null; // decide on a fresh list
       const latest = (await this.panelVersions())[0];
       const from = this.d.panelVersion;
-      if (!latest || compareVersions(latest, from) <= 0) throw new DomainError(`${from} is the newest release; nothing to update`);
+      if (!latest || compareVersions(latest, from) <= 0)
+        throw new DomainError(`${from} is the newest release; nothing to update`);
       const version = latest.replace(/^v/, '');
       const asset = installer.assetName(version);
       const url = `${(this.d.panelFeed?.download ?? this.githubDownload).replace(/\/+$/, '')}/${this.panelRepo}/releases/download/${latest}/${asset}`;
       const archive = await this.downloadFeed(url, MAX_PANEL_ARCHIVE_BYTES, 300_000, `panel ${latest}`);
       const sum = await this.downloadFeed(`${url}.sha256`, 64 * 1024, 30_000, `panel ${latest} checksum`);
       let want: string;
-      try { want = parseSha256Sum(new TextDecoder().decode(sum)); } catch (err) { throw new DomainError(`panel ${latest}: ${errMsg(err)}`); }
-      const got = hex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', archive as Uint8Array<ArrayBuffer>)));
-      if (got !== want) throw new DomainError(`panel ${latest}: the download does not match the published SHA-256 (expected ${want}, got ${got}); nothing was changed`);
+      try {
+        want = parseSha256Sum(new TextDecoder().decode(sum));
+      } catch (err) {
+        throw new DomainError(`panel ${latest}: ${errMsg(err)}`);
+      }
+      const got = hex(
+        new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', archive as Uint8Array<ArrayBuffer>)),
+      );
+      if (got !== want)
+        throw new DomainError(
+          `panel ${latest}: the download does not match the published SHA-256 (expected ${want}, got ${got}); nothing was changed`,
+        );
       let dir: string;
-      try { ({ dir } = await installer.stage(version, archive)); } catch (err) { throw new DomainError(`panel ${latest}: ${errMsg(err)}; nothing was changed`); }
+      try {
+        ({ dir } = await installer.stage(version, archive));
+      } catch (err) {
+        throw new DomainError(`panel ${latest}: ${errMsg(err)}; nothing was changed`);
+      }
       let dbSnapshot: string | null = null;
       // The launcher puts a snapshot back only into a file database (PostgreSQL: see decision 0051).
       if (this.d.store.dialect === 'sqlite' && this.d.host) {
         dbSnapshot = await this.d.host.backupPath(`panel_before-update-${version}_${stamp(this.d.clock.now())}.db`);
         await this.d.store.backup.snapshotTo(dbSnapshot);
       }
-      this.d.events.emit('notification', { title: 'Panel update', body: `updating ${from} → ${version}; the panel restarts now`, severity: 'info' });
+      this.d.events.emit('notification', {
+        title: 'Panel update',
+        body: `updating ${from} → ${version}; the panel restarts now`,
+        severity: 'info',
+      });
       await installer.handOver({ fromVersion: from, toVersion: version, dir, dbSnapshot });
       return { from, to: version };
     } finally {

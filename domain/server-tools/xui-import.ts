@@ -72,8 +72,18 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
   const skipped: ConversionResult['skipped'] = [];
   const skip = (what: string, reason: string) => skipped.push({ what, reason });
   const panel: ConvertedPanel = {
-    users: [], settings: [], apiTokens: [], nodes: [], inbounds: [], customGeo: [], clients: [], clientInbounds: [],
-    clientTraffics: [], clientGroups: [], fallbacks: [], outboundTraffics: [],
+    users: [],
+    settings: [],
+    apiTokens: [],
+    nodes: [],
+    inbounds: [],
+    customGeo: [],
+    clients: [],
+    clientInbounds: [],
+    clientTraffics: [],
+    clientGroups: [],
+    fallbacks: [],
+    outboundTraffics: [],
   };
   let newAdminPassword: string | undefined;
 
@@ -90,10 +100,14 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     } else {
       newAdminPassword = randomAlnum(20);
       hash = await opts.hashPassword(newAdminPassword);
-      skip(`admin password of ${username}`, 'stored as a bcrypt hash, which this panel does not verify: a new password was set and is shown once');
+      skip(
+        `admin password of ${username}`,
+        'stored as a bcrypt hash, which this panel does not verify: a new password was set and is shown once',
+      );
     }
     panel.users.push({ id: 1, username, passwordHash: hash, sessionVersion: 1 });
-    if (str(admin.login_secret)) skip(`login secret of ${username}`, 'this panel has no login secret; use two-factor login instead');
+    if (str(admin.login_secret))
+      skip(`login secret of ${username}`, 'this panel has no login secret; use two-factor login instead');
   }
   for (const u of users.slice(1)) skip(`user ${str(u.username)}`, 'this panel has a single admin');
 
@@ -108,13 +122,22 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
       try {
         panel.settings.push({ key: 'coreSetting', value: parseTemplate(value) });
       } catch (err) {
-        skip('setting xrayTemplateConfig', `not a usable core template: ${err instanceof Error ? err.message : String(err)}`);
+        skip(
+          'setting xrayTemplateConfig',
+          `not a usable core template: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
       continue;
     }
-    if (key === 'xrayOutboundTestUrl') { panel.settings.push({ key: 'outboundTestUrl', value }); continue; }
+    if (key === 'xrayOutboundTestUrl') {
+      panel.settings.push({ key: 'outboundTestUrl', value });
+      continue;
+    }
     const ours = SETTING_RENAMES[key] ?? key;
-    if (!(SETTING_KEYS as string[]).includes(ours)) { skip(`setting ${key}`, 'no counterpart in this panel'); continue; }
+    if (!(SETTING_KEYS as string[]).includes(ours)) {
+      skip(`setting ${key}`, 'no counterpart in this panel');
+      continue;
+    }
     if (value === '' && ours.endsWith('Url')) continue; // an unset URL: keep this panel's default
     const r = parseSetting(ours as SettingKey, value);
     if (r.ok) panel.settings.push({ key: ours, value: r.value });
@@ -125,32 +148,68 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
   for (const t of T('api_tokens')) {
     const name = str(t.name);
     const token = str(t.token);
-    if (SHA256_HEX.test(token)) { skip(`API token ${name}`, '3x-ui keeps only a SHA-256 hash of the token; create a new token here'); continue; }
+    if (SHA256_HEX.test(token)) {
+      skip(`API token ${name}`, '3x-ui keeps only a SHA-256 hash of the token; create a new token here');
+      continue;
+    }
     panel.apiTokens.push({ name, token, enabled: bool(t.enabled, true), createdAt: num(t.created_at) || opts.now });
   }
 
   // ---- nodes (v3.x) ----
   for (const n of T('nodes')) {
     panel.nodes.push({
-      id: num(n.id), name: str(n.name), remark: str(n.remark), scheme: str(n.scheme) || 'https', address: str(n.address),
-      port: num(n.port), basePath: str(n.base_path) || '/', apiToken: str(n.api_token), enable: bool(n.enable, true),
-      allowPrivateAddress: bool(n.allow_private_address), createdAt: num(n.created_at) || opts.now, updatedAt: num(n.updated_at) || opts.now,
+      id: num(n.id),
+      name: str(n.name),
+      remark: str(n.remark),
+      scheme: str(n.scheme) || 'https',
+      address: str(n.address),
+      port: num(n.port),
+      basePath: str(n.base_path) || '/',
+      apiToken: str(n.api_token),
+      enable: bool(n.enable, true),
+      allowPrivateAddress: bool(n.allow_private_address),
+      createdAt: num(n.created_at) || opts.now,
+      updatedAt: num(n.updated_at) || opts.now,
     });
   }
   const nodeIds = new Set(panel.nodes.map((n) => n.id));
 
   // ---- inbounds and the clients they list ----
   const clients = new Map<string, ClientAcc>();
-  const addClient = (email: string, fields: Partial<ConvertedPanel['clients'][number]>, inboundId: number | null, origin: string) => {
+  const addClient = (
+    email: string,
+    fields: Partial<ConvertedPanel['clients'][number]>,
+    inboundId: number | null,
+    origin: string,
+  ) => {
     let acc = clients.get(email);
     if (!acc) {
       acc = {
         row: {
-          id: clients.size + 1, email, subId: '', uuid: '', password: '', auth: '', flow: '', security: '', method: '',
-          totalGB: 0, expiryTime: 0, enable: true, limitIp: 0, tgId: 0, comment: '', group: '', reverse: null, reset: 0,
-          createdAt: opts.now, updatedAt: opts.now, ...fields,
+          id: clients.size + 1,
+          email,
+          subId: '',
+          uuid: '',
+          password: '',
+          auth: '',
+          flow: '',
+          security: '',
+          method: '',
+          totalGB: 0,
+          expiryTime: 0,
+          enable: true,
+          limitIp: 0,
+          tgId: 0,
+          comment: '',
+          group: '',
+          reverse: null,
+          reset: 0,
+          createdAt: opts.now,
+          updatedAt: opts.now,
+          ...fields,
         },
-        inbounds: new Set(), origin,
+        inbounds: new Set(),
+        origin,
       };
       clients.set(email, acc);
     } else {
@@ -160,7 +219,10 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
         if (!theirs) continue;
         if (!acc.row[k]) acc.row[k] = theirs;
         else if (acc.row[k] !== theirs && k !== 'flow' && k !== 'security') {
-          skip(`${k} of client ${email} in ${origin}`, `differs from the one in ${acc.origin}, which is kept (one client, one credential)`);
+          skip(
+            `${k} of client ${email} in ${origin}`,
+            `differs from the one in ${acc.origin}, which is kept (one client, one credential)`,
+          );
         }
       }
     }
@@ -168,12 +230,29 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
   };
 
   const clientFields = (c: Json): Partial<ConvertedPanel['clients'][number]> => {
-    const reverse = c.reverse && typeof c.reverse === 'object' && str((c.reverse as Json).tag) ? JSON.stringify({ tag: str((c.reverse as Json).tag) }) : null;
+    const reverse =
+      c.reverse && typeof c.reverse === 'object' && str((c.reverse as Json).tag)
+        ? JSON.stringify({ tag: str((c.reverse as Json).tag) })
+        : null;
     return {
-      uuid: str(c.id), password: str(c.password), auth: str(c.auth), flow: str(c.flow), security: str(c.security), method: str(c.method),
-      subId: str(c.subId), totalGB: num(c.totalGB), expiryTime: num(c.expiryTime), enable: bool(c.enable, true),
-      limitIp: num(c.limitIp), tgId: num(c.tgId), comment: str(c.comment), group: str(c.group), reverse, reset: num(c.reset),
-      createdAt: num(c.created_at) || opts.now, updatedAt: num(c.updated_at) || opts.now,
+      uuid: str(c.id),
+      password: str(c.password),
+      auth: str(c.auth),
+      flow: str(c.flow),
+      security: str(c.security),
+      method: str(c.method),
+      subId: str(c.subId),
+      totalGB: num(c.totalGB),
+      expiryTime: num(c.expiryTime),
+      enable: bool(c.enable, true),
+      limitIp: num(c.limitIp),
+      tgId: num(c.tgId),
+      comment: str(c.comment),
+      group: str(c.group),
+      reverse,
+      reset: num(c.reset),
+      createdAt: num(c.created_at) || opts.now,
+      updatedAt: num(c.updated_at) || opts.now,
     };
   };
 
@@ -181,15 +260,38 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
   const v3ClientEmail = new Map<number, string>();
   for (const c of [...T('clients')].sort((a, b) => num(a.id) - num(b.id))) {
     const email = str(c.email);
-    if (!email) { skip(`client row ${num(c.id)}`, 'no email'); continue; }
+    if (!email) {
+      skip(`client row ${num(c.id)}`, 'no email');
+      continue;
+    }
     v3ClientEmail.set(num(c.id), email);
-    addClient(email, {
-      uuid: str(c.uuid), password: str(c.password), auth: str(c.auth), flow: str(c.flow), security: str(c.security),
-      subId: str(c.sub_id), totalGB: num(c.total_gb), expiryTime: num(c.expiry_time), enable: bool(c.enable, true),
-      limitIp: num(c.limit_ip), tgId: num(c.tg_id), comment: str(c.comment), group: str(c.group_name), reset: num(c.reset),
-      reverse: parseObject(c.reverse) && str(parseObject(c.reverse)!.tag) ? JSON.stringify({ tag: str(parseObject(c.reverse)!.tag) }) : null,
-      createdAt: num(c.created_at) || opts.now, updatedAt: num(c.updated_at) || opts.now,
-    }, null, 'the clients table');
+    addClient(
+      email,
+      {
+        uuid: str(c.uuid),
+        password: str(c.password),
+        auth: str(c.auth),
+        flow: str(c.flow),
+        security: str(c.security),
+        subId: str(c.sub_id),
+        totalGB: num(c.total_gb),
+        expiryTime: num(c.expiry_time),
+        enable: bool(c.enable, true),
+        limitIp: num(c.limit_ip),
+        tgId: num(c.tg_id),
+        comment: str(c.comment),
+        group: str(c.group_name),
+        reset: num(c.reset),
+        reverse:
+          parseObject(c.reverse) && str(parseObject(c.reverse)!.tag)
+            ? JSON.stringify({ tag: str(parseObject(c.reverse)!.tag) })
+            : null,
+        createdAt: num(c.created_at) || opts.now,
+        updatedAt: num(c.updated_at) || opts.now,
+      },
+      null,
+      'the clients table',
+    );
   }
 
   const inboundIds = new Set<number>();
@@ -198,31 +300,62 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     const id = num(ib.id);
     const label = `inbound ${id} (${str(ib.remark) || str(ib.tag)}, port ${num(ib.port)})`;
     const protocol = PROTOCOL_MAP[str(ib.protocol)];
-    if (!protocol) { skip(label, `protocol ${str(ib.protocol)} has no counterpart in this panel`); continue; }
+    if (!protocol) {
+      skip(label, `protocol ${str(ib.protocol)} has no counterpart in this panel`);
+      continue;
+    }
     const settings = parseObject(ib.settings) ?? {};
-    if (str(ib.settings).trim() && !parseObject(ib.settings)) { skip(label, 'its settings are not a JSON object'); continue; }
+    if (str(ib.settings).trim() && !parseObject(ib.settings)) {
+      skip(label, 'its settings are not a JSON object');
+      continue;
+    }
     const stream = parseObject(ib.stream_settings) ?? {};
     const sniffing = parseObject(ib.sniffing) ?? {};
     let tag = str(ib.tag) || `inbound-${num(ib.port)}`;
     if (tags.has(tag)) tag = `${tag}-${id}`;
     tags.add(tag);
     const nodeId = ib.node_id === null || ib.node_id === undefined ? null : num(ib.node_id);
-    if (nodeId !== null && !nodeIds.has(nodeId)) { skip(label, `runs on node ${nodeId}, which is not in the file`); continue; }
+    if (nodeId !== null && !nodeIds.has(nodeId)) {
+      skip(label, `runs on node ${nodeId}, which is not in the file`);
+      continue;
+    }
     const listed = Array.isArray(settings.clients) ? (settings.clients as unknown[]) : [];
     const { clients: _listed, ...rest } = settings;
     panel.inbounds.push({
-      id, up: num(ib.up), down: num(ib.down), total: num(ib.total), remark: str(ib.remark), enable: bool(ib.enable, true),
-      expiryTime: num(ib.expiry_time), listen: str(ib.listen), port: num(ib.port), protocol, settings: JSON.stringify(rest),
-      streamSettings: JSON.stringify(stream), sniffing: JSON.stringify(sniffing), tag, nodeId,
+      id,
+      up: num(ib.up),
+      down: num(ib.down),
+      total: num(ib.total),
+      remark: str(ib.remark),
+      enable: bool(ib.enable, true),
+      expiryTime: num(ib.expiry_time),
+      listen: str(ib.listen),
+      port: num(ib.port),
+      protocol,
+      settings: JSON.stringify(rest),
+      streamSettings: JSON.stringify(stream),
+      sniffing: JSON.stringify(sniffing),
+      tag,
+      nodeId,
     });
     inboundIds.add(id);
     const reset = str(ib.traffic_reset);
-    if (reset && reset !== 'never') skip(`traffic reset schedule of ${label}`, `"${reset}" inbound resets have no counterpart here (clients have their own reset period)`);
+    if (reset && reset !== 'never')
+      skip(
+        `traffic reset schedule of ${label}`,
+        `"${reset}" inbound resets have no counterpart here (clients have their own reset period)`,
+      );
     listed.forEach((entry, i) => {
-      if (!entry || typeof entry !== 'object') { skip(`client ${i} of ${label}`, 'not an object'); return; }
+      if (!entry || typeof entry !== 'object') {
+        skip(`client ${i} of ${label}`, 'not an object');
+        return;
+      }
       const c = entry as Json;
       const email = str(c.email);
-      if (!email) { skip(`client ${i} of ${label}`, 'no email'); return; }
+      if (!email) {
+        skip(`client ${i} of ${label}`, 'no email');
+        return;
+      }
       addClient(email, clientFields(c), id, label);
     });
   }
@@ -237,7 +370,8 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
 
   for (const acc of clients.values()) {
     panel.clients.push(acc.row);
-    for (const inboundId of [...acc.inbounds].sort((a, b) => a - b)) panel.clientInbounds.push({ clientId: acc.row.id, inboundId });
+    for (const inboundId of [...acc.inbounds].sort((a, b) => a - b))
+      panel.clientInbounds.push({ clientId: acc.row.id, inboundId });
   }
 
   // ---- traffic ----
@@ -247,7 +381,13 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     if (!email || trafficSeen.has(email)) continue;
     trafficSeen.add(email);
     // Kept also for an email no inbound lists any more, as this panel keeps a deleted client's counters.
-    panel.clientTraffics.push({ email, up: num(t.up), down: num(t.down), enable: bool(t.enable, true), lastOnline: unixSeconds(num(t.last_online)) });
+    panel.clientTraffics.push({
+      email,
+      up: num(t.up),
+      down: num(t.down),
+      enable: bool(t.enable, true),
+      lastOnline: unixSeconds(num(t.last_online)),
+    });
   }
   // 3x-ui marks a depleted client (quota used, expiry passed) on its traffic row only; here a depleted client is
   // disabled with that mark, which is what lets a renewal turn it back on.
@@ -268,16 +408,30 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     const masterId = num(f.master_id);
     const childId = num(f.child_id);
     if (!inboundIds.has(masterId) || !inboundIds.has(childId)) {
-      skip(`fallback ${num(f.id)} of inbound ${masterId}`, `inbound ${inboundIds.has(masterId) ? childId : masterId} was not converted`);
+      skip(
+        `fallback ${num(f.id)} of inbound ${masterId}`,
+        `inbound ${inboundIds.has(masterId) ? childId : masterId} was not converted`,
+      );
       continue;
     }
-    panel.fallbacks.push({ masterId, childId, name: str(f.name), alpn: str(f.alpn), path: str(f.path), xver: num(f.xver), sortOrder: num(f.sort_order) });
+    panel.fallbacks.push({
+      masterId,
+      childId,
+      name: str(f.name),
+      alpn: str(f.alpn),
+      path: str(f.path),
+      xver: num(f.xver),
+      sortOrder: num(f.sort_order),
+    });
   }
 
   // ---- custom geo sources (v3.x) ----
   for (const g of T('custom_geo_resources')) {
     const type = str(g.geo_type) || str(g.type);
-    if (type !== 'geoip' && type !== 'geosite') { skip(`custom geo source ${str(g.alias)}`, `type ${type} is not geoip or geosite`); continue; }
+    if (type !== 'geoip' && type !== 'geosite') {
+      skip(`custom geo source ${str(g.alias)}`, `type ${type} is not geoip or geosite`);
+      continue;
+    }
     panel.customGeo.push({ type, alias: str(g.alias), url: str(g.url), lastDownload: num(g.last_updated_at) });
   }
 
@@ -291,9 +445,16 @@ export async function convertXui(db: ForeignDatabase, opts: ConvertOptions): Pro
     panel,
     skipped,
     converted: {
-      inbounds: panel.inbounds.length, clients: panel.clients.length, clientTraffics: panel.clientTraffics.length,
-      settings: panel.settings.length, apiTokens: panel.apiTokens.length, groups: panel.clientGroups.length,
-      fallbacks: panel.fallbacks.length, nodes: panel.nodes.length, customGeo: panel.customGeo.length, users: panel.users.length,
+      inbounds: panel.inbounds.length,
+      clients: panel.clients.length,
+      clientTraffics: panel.clientTraffics.length,
+      settings: panel.settings.length,
+      apiTokens: panel.apiTokens.length,
+      groups: panel.clientGroups.length,
+      fallbacks: panel.fallbacks.length,
+      nodes: panel.nodes.length,
+      customGeo: panel.customGeo.length,
+      users: panel.users.length,
     },
     newAdminPassword,
   };

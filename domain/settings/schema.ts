@@ -4,27 +4,45 @@ import { z } from 'zod';
 import { parseCidrList, parseIp } from '../auth/cidr.js';
 
 const port = z.number().int().min(1, 'must be a port from 1 to 65535').max(65535, 'must be a port from 1 to 65535');
-const path = z.string().max(256).regex(/^\/([A-Za-z0-9._~-]+\/)*$/, 'must be a path like /sub/ (letters, digits, . _ ~ -; begins and ends with /)')
+const path = z
+  .string()
+  .max(256)
+  .regex(/^\/([A-Za-z0-9._~-]+\/)*$/, 'must be a path like /sub/ (letters, digits, . _ ~ -; begins and ends with /)')
   .refine((s) => !s.split('/').some((seg) => seg === '.' || seg === '..'), 'must not contain . or .. segments');
-const hostName = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-const listen = z.string().refine((s) => s === '' || parseIp(s) !== null || hostName.test(s), 'must be empty or an IP address or host name');
+const hostName =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const listen = z
+  .string()
+  .refine((s) => s === '' || parseIp(s) !== null || hostName.test(s), 'must be empty or an IP address or host name');
 const domainName = z.string().refine((s) => s === '' || hostName.test(s), 'must be empty or a domain name');
 const filePath = z.string().max(4096);
 const url = z.string().refine((s) => s === '' || /^https?:\/\/[^\s]+$/.test(s), 'must be empty or an http(s) URL');
-const cidrList = z.string().max(4096).refine(
-  (s) => parseCidrList(s).bad.length === 0,
-  'must be a comma-separated list of CIDRs such as 127.0.0.1/32,::1/128',
-);
+const cidrList = z
+  .string()
+  .max(4096)
+  .refine(
+    (s) => parseCidrList(s).bad.length === 0,
+    'must be a comma-separated list of CIDRs such as 127.0.0.1/32,::1/128',
+  );
 // TOTP secrets: base32, at least 128 bits (26 characters); spaces and padding are ignored.
-const base32 = z.string().refine((s) => s === '' || /^[A-Z2-7]{26,128}$/.test(s), 'must be a base32 secret of 26 to 128 characters (A-Z, 2-7)');
-const timeZone = z.string().min(1).max(64).refine((s) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: s });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as UTC or Europe/Berlin');
+const base32 = z
+  .string()
+  .refine(
+    (s) => s === '' || /^[A-Z2-7]{26,128}$/.test(s),
+    'must be a base32 secret of 26 to 128 characters (A-Z, 2-7)',
+  );
+const timeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((s) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: s });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as UTC or Europe/Berlin');
 const nonNegInt = z.number().int().min(0, 'must be 0 or more');
 
 export const settingShapes = {
@@ -65,7 +83,15 @@ export const settingShapes = {
   subClashPath: path,
   tgBotEnable: z.boolean(),
   tgBotToken: z.string().max(256),
-  tgBotChatId: z.string().refine((s) => s.split(',').map((x) => x.trim()).filter(Boolean).every((id) => /^-?\d+$/.test(id)), 'must be comma-separated numeric chat ids'),
+  tgBotChatId: z.string().refine(
+    (s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .every((id) => /^-?\d+$/.test(id)),
+    'must be comma-separated numeric chat ids',
+  ),
   tgBotApiUrl: url,
   twoFactorEnable: z.boolean(),
   twoFactorToken: base32,
@@ -75,15 +101,47 @@ export type SettingKey = keyof typeof settingShapes;
 export type Settings = { [K in SettingKey]: z.infer<(typeof settingShapes)[K]> };
 
 export const DEFAULT_SETTINGS: Settings = {
-  webListen: '', webPort: 2053, webBasePath: '/', webCertFile: '', webKeyFile: '', webDomain: '',
-  sessionMaxAge: 360, pageSize: 25, timeLocation: 'UTC', trustedProxyCIDRs: '127.0.0.1/32,::1/128',
-  expireDiff: 0, trafficDiff: 0, restartCoreOnClientDisable: false, ipLimitEnable: false,
-  subEnable: true, subListen: '', subPort: 10882, subPath: '/sub/', subDomain: '', subCertFile: '', subKeyFile: '',
-  subURI: '', subUpdates: 12, subEncrypt: true, subShowInfo: true, subTitle: '', subSupportUrl: '',
-  subProfileUrl: '', subAnnounce: '', subEnableRouting: false, subRoutingRules: '',
-  subJsonEnable: false, subJsonPath: '/json/', subClashEnable: false, subClashPath: '/clash/',
-  tgBotEnable: false, tgBotToken: '', tgBotChatId: '', tgBotApiUrl: 'https://api.telegram.org',
-  twoFactorEnable: false, twoFactorToken: '',
+  webListen: '',
+  webPort: 2053,
+  webBasePath: '/',
+  webCertFile: '',
+  webKeyFile: '',
+  webDomain: '',
+  sessionMaxAge: 360,
+  pageSize: 25,
+  timeLocation: 'UTC',
+  trustedProxyCIDRs: '127.0.0.1/32,::1/128',
+  expireDiff: 0,
+  trafficDiff: 0,
+  restartCoreOnClientDisable: false,
+  ipLimitEnable: false,
+  subEnable: true,
+  subListen: '',
+  subPort: 10882,
+  subPath: '/sub/',
+  subDomain: '',
+  subCertFile: '',
+  subKeyFile: '',
+  subURI: '',
+  subUpdates: 12,
+  subEncrypt: true,
+  subShowInfo: true,
+  subTitle: '',
+  subSupportUrl: '',
+  subProfileUrl: '',
+  subAnnounce: '',
+  subEnableRouting: false,
+  subRoutingRules: '',
+  subJsonEnable: false,
+  subJsonPath: '/json/',
+  subClashEnable: false,
+  subClashPath: '/clash/',
+  tgBotEnable: false,
+  tgBotToken: '',
+  tgBotChatId: '',
+  tgBotApiUrl: 'https://api.telegram.org',
+  twoFactorEnable: false,
+  twoFactorToken: '',
 };
 
 export const SETTING_KEYS = Object.keys(settingShapes) as SettingKey[];
@@ -115,7 +173,10 @@ export function coerceSetting(key: SettingKey, value: unknown): unknown {
 }
 
 /** Validates one value for a key: the coerced value, or the message naming the key. */
-export function parseSetting<K extends SettingKey>(key: K, value: unknown): { ok: true; value: Settings[K] } | { ok: false; msg: string } {
+export function parseSetting<K extends SettingKey>(
+  key: K,
+  value: unknown,
+): { ok: true; value: Settings[K] } | { ok: false; msg: string } {
   const r = settingShapes[key].safeParse(coerceSetting(key, value));
   if (r.success) return { ok: true, value: r.data as Settings[K] };
   return { ok: false, msg: `${key}: ${r.error.issues[0]?.message ?? 'invalid value'}` };
@@ -128,5 +189,6 @@ export const settingsObj = z.object(settingShapes).meta({ id: 'Settings' });
  * POST /panel/setting/update: some settings keys (form values as strings are coerced). Each value is checked by
  * the settings service, which also checks the keys together (the CLI's `set` goes the same way).
  */
-export const settingsPatchBody = z.record(z.string(), z.unknown(), { error: 'must be a settings object' })
+export const settingsPatchBody = z
+  .record(z.string(), z.unknown(), { error: 'must be a settings object' })
   .meta({ description: 'Any subset of the settings keys (see the Settings schema)' });

@@ -4,7 +4,14 @@ import type { Store } from '../ports/store.js';
 import type { FileProbe } from '../ports/runtime.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
-import { DEFAULT_SETTINGS, parseSetting, SETTING_KEYS, settingShapes, type SettingKey, type Settings } from './schema.js';
+import {
+  DEFAULT_SETTINGS,
+  parseSetting,
+  SETTING_KEYS,
+  settingShapes,
+  type SettingKey,
+  type Settings,
+} from './schema.js';
 
 /** How long `effective()` may serve a cached value (another process, e.g. the CLI, may write in between). */
 const CACHE_MS = 2000;
@@ -59,7 +66,10 @@ export class SettingsService {
    * UI keys). A key overridden by the environment is written only when its value differs from the override
    * (so saving the whole blob back does not copy environment values into the database).
    */
-  async update(input: Record<string, unknown>, opts: { storeOverridden?: boolean } = {}): Promise<{ settings: Settings; changed: SettingKey[] }> {
+  async update(
+    input: Record<string, unknown>,
+    opts: { storeOverridden?: boolean } = {},
+  ): Promise<{ settings: Settings; changed: SettingKey[] }> {
     const current = await this.stored();
     const changes: Partial<Record<SettingKey, unknown>> = {};
     for (const key of SETTING_KEYS) {
@@ -97,22 +107,29 @@ export class SettingsService {
   }
 
   private async checkConsistency(next: Settings, changes: Partial<Record<SettingKey, unknown>>): Promise<void> {
-    for (const [cert, key] of [['webCertFile', 'webKeyFile'], ['subCertFile', 'subKeyFile']] as const) {
+    for (const [cert, key] of [
+      ['webCertFile', 'webKeyFile'],
+      ['subCertFile', 'subKeyFile'],
+    ] as const) {
       if (!(cert in changes) && !(key in changes)) continue;
       const c = next[cert];
       const k = next[key];
       if (!!c !== !!k) throw new DomainError(`${c ? key : cert}: a certificate and its key must be set together`);
       for (const f of [cert, key] as const) {
-        if (next[f] && !(await this.files.isReadableFile(next[f]))) throw new DomainError(`${f}: file not found or not readable: ${next[f]}`);
+        if (next[f] && !(await this.files.isReadableFile(next[f])))
+          throw new DomainError(`${f}: file not found or not readable: ${next[f]}`);
       }
     }
-    if (next.twoFactorEnable && !next.twoFactorToken) throw new DomainError('twoFactorToken: required when twoFactorEnable is true');
+    if (next.twoFactorEnable && !next.twoFactorToken)
+      throw new DomainError('twoFactorToken: required when twoFactorEnable is true');
     // With the environment applied, the two listeners must not claim the same address and port.
     const eff = { ...next, ...this.overrides };
     const subListen = eff.subListen || eff.webListen;
     const sameAddress = subListen === eff.webListen || ANY_ADDRESS.has(subListen) || ANY_ADDRESS.has(eff.webListen);
     if (eff.subEnable && eff.subPort === eff.webPort && sameAddress) {
-      throw new DomainError(`${'subPort' in changes ? 'subPort' : 'webPort'}: the subscription server and the panel cannot share port ${eff.webPort}`);
+      throw new DomainError(
+        `${'subPort' in changes ? 'subPort' : 'webPort'}: the subscription server and the panel cannot share port ${eff.webPort}`,
+      );
     }
   }
 }

@@ -9,9 +9,15 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** A clock tests can move. */
 export class ManualClock implements Clock {
   constructor(private ms = Date.UTC(2026, 0, 1)) {}
-  now(): number { return this.ms; }
-  set(ms: number): void { this.ms = ms; }
-  advance(ms: number): void { this.ms += ms; }
+  now(): number {
+    return this.ms;
+  }
+  set(ms: number): void {
+    this.ms = ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
 }
 
 export const nowSeconds = (clock: Clock): number => Math.floor(clock.now() / 1000);

@@ -3,7 +3,10 @@
  * `{success: false, msg}` with HTTP 200 (what existing clients of this API expect).
  */
 export class DomainError extends Error {
-  constructor(message: string, readonly code: string = 'invalid') {
+  constructor(
+    message: string,
+    readonly code: string = 'invalid',
+  ) {
     super(message);
     this.name = 'DomainError';
   }

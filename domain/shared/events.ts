@@ -16,7 +16,7 @@ export interface DomainEvents {
   /** The core process changed state. */
   'core.state': { state: string; error?: string };
   /** A human-facing notice (core stop/restart, database import, panel restart…). */
-  'notification': { title: string; body: string; severity: 'success' | 'info' | 'warning' | 'error' };
+  notification: { title: string; body: string; severity: 'success' | 'info' | 'warning' | 'error' };
   /** Emitted once a traffic tick's counters are stored (at `at`, unix ms), with only the counters that moved. */
   'traffic.tick': {
     at: number;
@@ -64,7 +64,9 @@ export type EventChannel = EventSink & Partial<Pick<EventBus, 'on'>>;
 /** Records events, for tests. */
 export class RecordingEvents implements EventSink {
   readonly log: { name: EventName; payload: unknown }[] = [];
-  emit<K extends EventName>(name: K, payload: DomainEvents[K]): void { this.log.push({ name, payload }); }
+  emit<K extends EventName>(name: K, payload: DomainEvents[K]): void {
+    this.log.push({ name, payload });
+  }
   of<K extends EventName>(name: K): DomainEvents[K][] {
     return this.log.filter((e) => e.name === name).map((e) => e.payload as DomainEvents[K]);
   }

@@ -6,20 +6,38 @@ import { cidrContains, parseCidrList, parseIp, type Cidr } from '../auth/cidr.js
 const cidrs = (list: string[]): Cidr[] => parseCidrList(list.join(',')).cidrs;
 
 const NON_PUBLIC_V4 = cidrs([
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
-  '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ]);
 
 const NON_PUBLIC_V6 = cidrs([
   '::/96', // unspecified, loopback and the deprecated IPv4-compatible form (::a.b.c.d)
   '64:ff9b:1::/48', // local-use NAT64: the translator's network is not knowable from here
   '100::/64', // discard-only
-  '2001:2::/48', '2001:10::/28', '2001:20::/28', // benchmarking, ORCHID (deprecated), ORCHIDv2
-  '2001:db8::/32', '3fff::/20', // documentation
+  '2001:2::/48',
+  '2001:10::/28',
+  '2001:20::/28', // benchmarking, ORCHID (deprecated), ORCHIDv2
+  '2001:db8::/32',
+  '3fff::/20', // documentation
   '3ffe::/16', // 6bone (returned)
   '5f00::/16', // SRv6 SIDs
-  'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8', // unique-local, link-local, site-local (deprecated), multicast
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8', // unique-local, link-local, site-local (deprecated), multicast
 ]);
 
 const MAPPED = cidrs(['::ffff:0:0/96'])[0]!;

@@ -75,7 +75,10 @@ export function metricsListenFrom(config: unknown): string | null {
 }
 
 /** The five memory figures (`memstats`) and the observatory results from a `/debug/vars` body. */
-export function parseCoreVars(vars: unknown, nowS: number): { values: Record<CoreMetric, number>; observatory: ObservatoryEntry[] } | null {
+export function parseCoreVars(
+  vars: unknown,
+  nowS: number,
+): { values: Record<CoreMetric, number>; observatory: ObservatoryEntry[] } | null {
   const root = asObj(vars);
   const ms = asObj(root?.memstats);
   if (!root || !ms) return null;
@@ -109,4 +112,3 @@ export function parseCoreVars(vars: unknown, nowS: number): { values: Record<Cor
   observatory.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
   return { values, observatory };
 }
-

@@ -6,7 +6,9 @@ const usage = z.object({ current: z.number(), total: z.number() });
 
 export const statusObj = z.object({
   cpu: z.number().meta({ description: 'Percent of all CPUs busy over the last sample interval' }),
-  mem: usage, swap: usage, disk: usage,
+  mem: usage,
+  swap: usage,
+  disk: usage,
   netIO: z.object({ up: z.number(), down: z.number() }).meta({ description: 'Bytes per second, loopback excluded' }),
   core: z.object({ state: z.string(), version: z.string() }),
   tcpCount: z.number(),
@@ -18,14 +20,23 @@ export const statusObj = z.object({
 export const historySamplesObj = z.array(z.object({ t: z.number(), v: z.number() }));
 
 export const coreMetricsStateObj = z.object({
-  enabled: z.boolean(), listen: z.string(), reason: z.string(), updatedAt: z.number(),
+  enabled: z.boolean(),
+  listen: z.string(),
+  reason: z.string(),
+  updatedAt: z.number(),
   values: z.record(z.enum(CORE_METRICS), z.number()).nullable(),
 });
 
-export const observatoryObj = z.array(z.object({
-  tag: z.string(), alive: z.boolean(), delay: z.number(), lastSeenTime: z.number(), lastTryTime: z.number(),
-  updatedAt: z.number(),
-}));
+export const observatoryObj = z.array(
+  z.object({
+    tag: z.string(),
+    alive: z.boolean(),
+    delay: z.number(),
+    lastSeenTime: z.number(),
+    lastTryTime: z.number(),
+    updatedAt: z.number(),
+  }),
+);
 
 /** Path parameters of the history routes (the service answers an unknown metric or bucket by name). */
 export const historyParams = z.object({ metric: z.string().max(64), bucket: z.string().max(16) });

@@ -16,7 +16,9 @@ export class Ring {
     this.vs = new Float64Array(capacity);
   }
 
-  get size(): number { return this.len; }
+  get size(): number {
+    return this.len;
+  }
 
   /** Adds a sample; the oldest one falls out when the ring is full. Non-finite values are ignored. */
   push(t: number, v: number): void {
@@ -45,7 +47,10 @@ export class Ring {
   toArrays(): { t: number[]; v: number[] } {
     const t: number[] = [];
     const v: number[] = [];
-    this.forEach((a, b) => { t.push(a); v.push(b); });
+    this.forEach((a, b) => {
+      t.push(a);
+      v.push(b);
+    });
     return { t, v };
   }
 }
@@ -57,7 +62,12 @@ const round = (v: number): number => Math.round(v * 100) / 100;
  * (so two calls share an x-axis) and averages each; empty buckets (gaps, e.g. while the panel was down) are
  * left out rather than filled. `t` is the bucket start in seconds; `v` is rounded to 2 decimals.
  */
-export function aggregate(ring: Ring | undefined, bucketS: number, nowS: number, windowS = HISTORY_WINDOW_S): HistorySample[] {
+export function aggregate(
+  ring: Ring | undefined,
+  bucketS: number,
+  nowS: number,
+  windowS = HISTORY_WINDOW_S,
+): HistorySample[] {
   if (!ring || ring.size === 0 || bucketS <= 0) return [];
   const cutoff = nowS - windowS;
   const buckets = new Map<number, { sum: number; n: number }>();
@@ -69,7 +79,10 @@ export function aggregate(ring: Ring | undefined, bucketS: number, nowS: number,
     if (b < prev) ordered = false;
     prev = b;
     const acc = buckets.get(b);
-    if (acc) { acc.sum += v; acc.n++; } else buckets.set(b, { sum: v, n: 1 });
+    if (acc) {
+      acc.sum += v;
+      acc.n++;
+    } else buckets.set(b, { sum: v, n: 1 });
   });
   const out: HistorySample[] = [];
   for (const [t, { sum, n }] of buckets) out.push({ t, v: round(sum / n) });
@@ -97,10 +110,18 @@ export class RingSet {
     r.push(t, v);
   }
 
-  get(name: string): Ring | undefined { return this.rings.get(name); }
-  has(name: string): boolean { return this.rings.has(name); }
-  names(): string[] { return [...this.rings.keys()]; }
-  drop(name: string): void { this.rings.delete(name); }
+  get(name: string): Ring | undefined {
+    return this.rings.get(name);
+  }
+  has(name: string): boolean {
+    return this.rings.has(name);
+  }
+  names(): string[] {
+    return [...this.rings.keys()];
+  }
+  drop(name: string): void {
+    this.rings.delete(name);
+  }
 
   aggregate(name: string, bucketS: number, nowS: number): HistorySample[] {
     return aggregate(this.rings.get(name), bucketS, nowS);
@@ -159,5 +180,7 @@ export class RingSet {
 }
 
 export function isHistoryDump(x: unknown): x is HistoryDump {
-  return !!x && typeof x === 'object' && (x as HistoryDump).version === 1 && typeof (x as HistoryDump).series === 'object';
+  return (
+    !!x && typeof x === 'object' && (x as HistoryDump).version === 1 && typeof (x as HistoryDump).series === 'object'
+  );
 }

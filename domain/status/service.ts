@@ -7,8 +7,15 @@ import type { Clock } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import {
-  CORE_METRICS, emptySnapshot, parseBucket, parseCoreMetric, parseHistoryMetric, SAMPLE_INTERVAL_MS, vPrefixed,
-  type HistorySample, type StatusSnapshot,
+  CORE_METRICS,
+  emptySnapshot,
+  parseBucket,
+  parseCoreMetric,
+  parseHistoryMetric,
+  SAMPLE_INTERVAL_MS,
+  vPrefixed,
+  type HistorySample,
+  type StatusSnapshot,
 } from './model.js';
 import { isHistoryDump, RingSet, type HistoryDump } from './rings.js';
 import { metricsListenFrom, parseCoreVars, type CoreMetricsState, type ObservatoryEntry } from './core-metrics.js';
@@ -42,7 +49,13 @@ export class StatusService {
   readonly coreRings = new RingSet();
   /** Observatory delay history per outbound tag. */
   readonly obsRings = new RingSet();
-  private coreState: CoreMetricsState = { enabled: false, listen: '', reason: 'not sampled yet', updatedAt: 0, values: null };
+  private coreState: CoreMetricsState = {
+    enabled: false,
+    listen: '',
+    reason: 'not sampled yet',
+    updatedAt: 0,
+    values: null,
+  };
   private obs: ObservatoryEntry[] = [];
   private lastSavedAt: number | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -54,7 +67,9 @@ export class StatusService {
     this.snap = emptySnapshot(deps.panelVersion);
   }
 
-  private nowS(): number { return Math.floor(this.deps.clock.now() / 1000); }
+  private nowS(): number {
+    return Math.floor(this.deps.clock.now() / 1000);
+  }
 
   /** Loads the persisted rings (once). Missing or malformed files leave the rings empty. */
   async load(): Promise<number> {
@@ -68,9 +83,10 @@ export class StatusService {
     }
     if (!isHistoryDump(data)) return 0;
     const now = this.nowS();
-    const n = this.hostRings.restore(data.series, now, 'host.')
-      + this.coreRings.restore(data.series, now, 'core.')
-      + this.obsRings.restore(data.series, now, 'obs.');
+    const n =
+      this.hostRings.restore(data.series, now, 'host.') +
+      this.coreRings.restore(data.series, now, 'core.') +
+      this.obsRings.restore(data.series, now, 'obs.');
     this.lastSavedAt = this.deps.clock.now();
     return n;
   }
@@ -153,7 +169,13 @@ export class StatusService {
     }
     const keep = { updatedAt: this.coreState.updatedAt, values: this.coreState.values };
     if (!listen) {
-      this.coreState = { enabled: false, listen: '', reason: 'metrics are not configured in the core config', updatedAt: 0, values: null };
+      this.coreState = {
+        enabled: false,
+        listen: '',
+        reason: 'metrics are not configured in the core config',
+        updatedAt: 0,
+        values: null,
+      };
       this.setObservatory([]);
       return;
     }
@@ -164,7 +186,12 @@ export class StatusService {
     const res = await this.deps.coreMetrics.fetchVars(listen);
     const parsed = res.ok ? parseCoreVars(res.vars, t) : null;
     if (!parsed) {
-      this.coreState = { enabled: false, listen, reason: res.ok ? 'metrics endpoint answered without memstats' : res.reason, ...keep };
+      this.coreState = {
+        enabled: false,
+        listen,
+        reason: res.ok ? 'metrics endpoint answered without memstats' : res.reason,
+        ...keep,
+      };
       return;
     }
     for (const m of CORE_METRICS) this.coreRings.push(m, t, parsed.values[m]);
@@ -244,7 +271,9 @@ export class StatusService {
       this.timer = setTimeout(loop, Math.max(100, SAMPLE_INTERVAL_MS - elapsed));
       (this.timer as { unref?: () => void }).unref?.();
     };
-    void this.load().catch(() => 0).then(loop);
+    void this.load()
+      .catch(() => 0)
+      .then(loop);
   }
 
   /** Stops the sampler, waits for a sample in flight, and saves the rings once more. */

@@ -98,14 +98,22 @@ export function clashProxy(p: ProxyProfile): Obj | null {
       if (p.hyVersion === 2) Object.assign(out, { type: 'hysteria2', password: p.auth });
       else {
         const hs = p.transport.raw;
-        const rate = (v: unknown, d: string) => (typeof v === 'number' && v > 0 ? `${v} Mbps` : typeof v === 'string' && v ? v : d);
-        Object.assign(out, { type: 'hysteria', 'auth-str': p.auth, protocol: 'udp', up: rate(hs.up, '100 Mbps'), down: rate(hs.down, '100 Mbps') });
+        const rate = (v: unknown, d: string) =>
+          typeof v === 'number' && v > 0 ? `${v} Mbps` : typeof v === 'string' && v ? v : d;
+        Object.assign(out, {
+          type: 'hysteria',
+          'auth-str': p.auth,
+          protocol: 'udp',
+          up: rate(hs.up, '100 Mbps'),
+          down: rate(hs.down, '100 Mbps'),
+        });
       }
       if (s?.sni) out.sni = s.sni;
       if (s?.alpn.length) out.alpn = s.alpn;
       if (s?.fp) out['client-fingerprint'] = s.fp;
       if (s?.allowInsecure) out['skip-cert-verify'] = true;
-      if (p.hyVersion === 2 && p.obfsPassword) Object.assign(out, { obfs: 'salamander', 'obfs-password': p.obfsPassword });
+      if (p.hyVersion === 2 && p.obfsPassword)
+        Object.assign(out, { obfs: 'salamander', 'obfs-password': p.obfsPassword });
       return out;
     }
   }
@@ -120,7 +128,8 @@ export function uniqueNames(proxies: Obj[]): void {
   proxies.forEach((proxy, i) => {
     const base = String(proxy.name || `${proxy.type}-${proxy.server}-${proxy.port}` || `proxy-${i + 1}`);
     let name = base;
-    for (let n = 2; seen.has(name) || name === 'DIRECT' || name === 'REJECT' || name === CLASH_GROUP; n++) name = `${base}-${n}`;
+    for (let n = 2; seen.has(name) || name === 'DIRECT' || name === 'REJECT' || name === CLASH_GROUP; n++)
+      name = `${base}-${n}`;
     seen.add(name);
     proxy.name = name;
   });

@@ -7,7 +7,10 @@ import type { SubscriptionSummary } from './summary.js';
 import { qrSvg } from './qr.js';
 import { base64 } from '../shared/random.js';
 
-export interface PageLink { name: string; url: string }
+export interface PageLink {
+  name: string;
+  url: string;
+}
 export interface PageModel {
   title: string;
   summary: SubscriptionSummary;
@@ -22,7 +25,14 @@ export interface PageModel {
   announce: string;
 }
 
-const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESC: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 export const esc = (s: string): string => s.replace(/[&<>"'`]/g, (c) => ESC[c]!);
 
 export function formatBytes(n: number): string {
@@ -30,12 +40,22 @@ export function formatBytes(n: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
   let i = 0;
   let v = n;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${i === 0 ? v.toFixed(0) : v.toFixed(2)} ${units[i]}`;
 }
 
 function formatDate(ms: number, timeZone: string): string {
-  const opts: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+  const opts: Intl.DateTimeFormatOptions = {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  };
   try {
     return new Intl.DateTimeFormat('en-GB', { ...opts, timeZone }).format(ms);
   } catch {
@@ -101,22 +121,31 @@ export function renderPage(m: PageModel): string {
   const now = m.nowMs;
   const online = s.lastOnline > 0 && now / 1000 - s.lastOnline <= m.onlineWindowSec;
   const state = s.depleted ? ['off', 'Depleted'] : s.enabled ? ['ok', 'Active'] : ['off', 'Disabled'];
-  const onlineBadge = online ? '<span class="badge ok" data-testid="online">Online</span>' : '<span class="badge idle" data-testid="online">Offline</span>';
+  const onlineBadge = online
+    ? '<span class="badge ok" data-testid="online">Online</span>'
+    : '<span class="badge idle" data-testid="online">Offline</span>';
   const remaining = s.total > 0 ? formatBytes(Math.max(0, s.total - used)) : '∞';
   const pct = s.total > 0 ? Math.min(100, Math.round((used / s.total) * 100)) : 0;
-  const expiry = s.expire > 0
-    ? `${esc(formatDate(s.expire * 1000, m.timeZone))} <small>(${relative(s.expire * 1000 - now)})</small>`
-    : 'Never';
+  const expiry =
+    s.expire > 0
+      ? `${esc(formatDate(s.expire * 1000, m.timeZone))} <small>(${relative(s.expire * 1000 - now)})</small>`
+      : 'Never';
   const lastSeen = s.lastOnline > 0 ? `${esc(formatDate(s.lastOnline * 1000, m.timeZone))}` : 'Never';
 
-  const stat = (label: string, value: string, id: string) => `<div class="stat"><span>${label}</span><b data-testid="${id}">${value}</b></div>`;
-  const copyRow = (url: string) => `<div class="url"><code>${esc(url)}</code><button type="button" data-copy="${esc(url)}">Copy</button></div>`;
+  const stat = (label: string, value: string, id: string) =>
+    `<div class="stat"><span>${label}</span><b data-testid="${id}">${value}</b></div>`;
+  const copyRow = (url: string) =>
+    `<div class="url"><code>${esc(url)}</code><button type="button" data-copy="${esc(url)}">Copy</button></div>`;
 
-  const links = m.links.map((l, i) => `<section class="link" data-testid="link">
+  const links = m.links
+    .map(
+      (l, i) => `<section class="link" data-testid="link">
 <h3>${esc(l.name || `Link ${i + 1}`)}</h3>
 ${qrSvg(l.url, esc(`QR code of ${l.name || `link ${i + 1}`}`))}
 ${copyRow(l.url)}
-</section>`).join('\n');
+</section>`,
+    )
+    .join('\n');
 
   const urls = m.urls.map((u) => `<div class="link"><h3>${esc(u.name)}</h3>${copyRow(u.url)}</div>`).join('\n');
 

@@ -16,7 +16,9 @@ function streamSettings(p: ProxyProfile): Obj {
   switch (t.network) {
     case 'tcp':
       if (t.headerType === 'http') {
-        out.tcpSettings = { header: { type: 'http', request: { path: t.paths, headers: t.hosts.length ? { Host: t.hosts } : {} } } };
+        out.tcpSettings = {
+          header: { type: 'http', request: { path: t.paths, headers: t.hosts.length ? { Host: t.hosts } : {} } },
+        };
       }
       break;
     case 'ws': {
@@ -69,7 +71,15 @@ function streamSettings(p: ProxyProfile): Obj {
     out.tlsSettings = tls;
   } else if (s.type === 'reality') {
     out.security = 'reality';
-    out.realitySettings = { show: false, serverName: s.sni, fingerprint: s.fp, publicKey: s.pbk, shortId: s.sid, spiderX: s.spx, ...(s.pqv ? { mldsa65Verify: s.pqv } : {}) };
+    out.realitySettings = {
+      show: false,
+      serverName: s.sni,
+      fingerprint: s.fp,
+      publicKey: s.pbk,
+      shortId: s.sid,
+      spiderX: s.spx,
+      ...(s.pqv ? { mldsa65Verify: s.pqv } : {}),
+    };
   } else {
     out.security = 'none';
   }
@@ -81,19 +91,46 @@ export function proxyOutbound(p: ProxyProfile): Obj {
   const stream = streamSettings(p);
   switch (p.protocol) {
     case 'vmess':
-      return { tag: 'proxy', protocol: 'vmess', settings: { vnext: [{ address: p.host, port: p.port, users: [{ id: p.uuid, security: p.vmessSecurity, level: 8 }] }] }, streamSettings: stream };
+      return {
+        tag: 'proxy',
+        protocol: 'vmess',
+        settings: {
+          vnext: [{ address: p.host, port: p.port, users: [{ id: p.uuid, security: p.vmessSecurity, level: 8 }] }],
+        },
+        streamSettings: stream,
+      };
     case 'vless': {
       const user: Obj = { id: p.uuid, encryption: p.encryption, level: 8 };
       if (p.flow) user.flow = p.flow;
-      return { tag: 'proxy', protocol: 'vless', settings: { vnext: [{ address: p.host, port: p.port, users: [user] }] }, streamSettings: stream };
+      return {
+        tag: 'proxy',
+        protocol: 'vless',
+        settings: { vnext: [{ address: p.host, port: p.port, users: [user] }] },
+        streamSettings: stream,
+      };
     }
     case 'trojan':
-      return { tag: 'proxy', protocol: 'trojan', settings: { servers: [{ address: p.host, port: p.port, password: p.password, level: 8 }] }, streamSettings: stream };
+      return {
+        tag: 'proxy',
+        protocol: 'trojan',
+        settings: { servers: [{ address: p.host, port: p.port, password: p.password, level: 8 }] },
+        streamSettings: stream,
+      };
     case 'shadowsocks':
-      return { tag: 'proxy', protocol: 'shadowsocks', settings: { servers: [{ address: p.host, port: p.port, method: p.method, password: p.password, level: 8 }] }, streamSettings: stream };
+      return {
+        tag: 'proxy',
+        protocol: 'shadowsocks',
+        settings: { servers: [{ address: p.host, port: p.port, method: p.method, password: p.password, level: 8 }] },
+        streamSettings: stream,
+      };
     case 'hysteria':
     case 'hysteria2':
-      return { tag: 'proxy', protocol: 'hysteria', settings: { version: p.hyVersion, address: p.host, port: p.port }, streamSettings: stream };
+      return {
+        tag: 'proxy',
+        protocol: 'hysteria',
+        settings: { version: p.hyVersion, address: p.host, port: p.port },
+        streamSettings: stream,
+      };
   }
 }
 
@@ -104,7 +141,10 @@ export function clientConfig(p: ProxyProfile): Obj {
     log: { loglevel: 'warning' },
     inbounds: [
       {
-        tag: 'socks', listen: '127.0.0.1', port: JSON_SOCKS_PORT, protocol: 'socks',
+        tag: 'socks',
+        listen: '127.0.0.1',
+        port: JSON_SOCKS_PORT,
+        protocol: 'socks',
         settings: { auth: 'noauth', udp: true, userLevel: 8 },
         sniffing: { enabled: true, destOverride: ['http', 'tls'] },
       },

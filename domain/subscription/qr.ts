@@ -13,7 +13,10 @@ export function qrSvg(text: string, escapedLabel = 'QR code'): string {
   for (let y = 0; y < size; y++) {
     let x = 0;
     while (x < size) {
-      if (!data[y * size + x]) { x++; continue; }
+      if (!data[y * size + x]) {
+        x++;
+        continue;
+      }
       let run = 1;
       while (x + run < size && data[y * size + x + run]) run++;
       d += `M${x + quiet} ${y + quiet}h${run}v1h-${run}z`;

@@ -35,10 +35,13 @@ export const ONLINE_WINDOW_SEC = 120;
 
 const utf8 = new TextEncoder();
 /** A header value made of visible ASCII: anything else (control characters, non-ASCII) is percent-encoded. */
-export const headerSafe = (v: string): string => v.replace(/[^\x20-\x7e]/gu, (ch) => encodeURIComponent(ch === '\t' ? ' ' : ch));
+export const headerSafe = (v: string): string =>
+  v.replace(/[^\x20-\x7e]/gu, (ch) => encodeURIComponent(ch === '\t' ? ' ' : ch));
 const b64 = (s: string) => base64(utf8.encode(s));
 
-export interface SettingsSource { effective(): Promise<Settings> }
+export interface SettingsSource {
+  effective(): Promise<Settings>;
+}
 /** The events that make cached subscriptions stale (an EventBus satisfies it). */
 export interface ChangeFeed {
   on(name: 'clients.changed' | 'inbounds.changed' | 'settings.changed' | 'groups.changed', fn: () => void): unknown;
@@ -63,7 +66,12 @@ export class SubscriptionService {
 
   private hasEvents: boolean;
 
-  constructor(private store: Store, private settings: SettingsSource, private clock: Clock, events?: ChangeFeed) {
+  constructor(
+    private store: Store,
+    private settings: SettingsSource,
+    private clock: Clock,
+    events?: ChangeFeed,
+  ) {
     this.hasEvents = !!events;
     if (events) {
       const clear = () => this.clearCache();
@@ -143,7 +151,9 @@ export class SubscriptionService {
       try {
         origin = new URL(s.subURI).origin;
         subBase = s.subURI.endsWith('/') ? s.subURI : `${s.subURI}/`;
-      } catch { /* keep the request origin */ }
+      } catch {
+        /* keep the request origin */
+      }
     }
     const id = encodeURIComponent(subId);
     return {
@@ -171,7 +181,14 @@ export class SubscriptionService {
     return this.hasEvents;
   }
 
-  private build(format: SubFormat, subId: string, req: RequestView, settings: Settings, data: SubscriptionData, scriptSrc: string): SubResponse | null {
+  private build(
+    format: SubFormat,
+    subId: string,
+    req: RequestView,
+    settings: Settings,
+    data: SubscriptionData,
+    scriptSrc: string,
+  ): SubResponse | null {
     if (data.clients.length === 0) return null;
     const now = this.clock.now();
     const summary = summarise(data.clients, now);
@@ -190,7 +207,8 @@ export class SubscriptionService {
     };
     if (settings.subSupportUrl) headers['Support-Url'] = headerSafe(settings.subSupportUrl);
     if (settings.subAnnounce) headers.Announce = `base64:${b64(settings.subAnnounce)}`;
-    if (settings.subEnableRouting && settings.subRoutingRules) headers.Routing = headerSafe(settings.subRoutingRules.replace(/[\r\n]+/g, ' '));
+    if (settings.subEnableRouting && settings.subRoutingRules)
+      headers.Routing = headerSafe(settings.subRoutingRules.replace(/[\r\n]+/g, ' '));
 
     switch (format) {
       case 'sub': {
@@ -201,7 +219,8 @@ export class SubscriptionService {
         return { contentType: 'application/json; charset=utf-8', headers, body: renderJson(profiles) };
       case 'clash': {
         const ascii = title.replace(/[^A-Za-z0-9._-]+/g, '_') || 'clash';
-        headers['Content-Disposition'] = `attachment; filename="${ascii}.yaml"; filename*=UTF-8''${encodeURIComponent(title)}.yaml`;
+        headers['Content-Disposition'] =
+          `attachment; filename="${ascii}.yaml"; filename*=UTF-8''${encodeURIComponent(title)}.yaml`;
         return { contentType: 'text/yaml; charset=utf-8', headers, body: renderClash(profiles) };
       }
       case 'html': {

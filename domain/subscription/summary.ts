@@ -26,7 +26,12 @@ export const absoluteExpiryMs = (expiryTime: number, nowMs: number): number =>
   expiryTime > 0 ? expiryTime : expiryTime < 0 ? nowMs - expiryTime : 0;
 
 export function summarise(clients: SubscriptionClient[], nowMs: number): SubscriptionSummary {
-  let up = 0, down = 0, total = 0, unlimited = clients.length === 0, expireMs = 0, lastOnline = 0;
+  let up = 0,
+    down = 0,
+    total = 0,
+    unlimited = clients.length === 0,
+    expireMs = 0,
+    lastOnline = 0;
   for (const c of clients) {
     up += c.traffic.up;
     down += c.traffic.down;
@@ -38,7 +43,8 @@ export function summarise(clients: SubscriptionClient[], nowMs: number): Subscri
   }
   return {
     emails: clients.map((c) => c.client.email),
-    up, down,
+    up,
+    down,
     total: unlimited ? 0 : total,
     expire: Math.floor(expireMs / 1000),
     enabled: clients.some((c) => c.client.enable),

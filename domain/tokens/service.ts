@@ -16,12 +16,19 @@ export const tokenNameBody = z.object({ name: tokenName });
 export const setEnabledBody = z.object({ enabled: boolish });
 
 export const apiTokenObj = z.object({
-  id: z.number(), name: z.string(), token: z.string(), enabled: z.boolean(),
+  id: z.number(),
+  name: z.string(),
+  token: z.string(),
+  enabled: z.boolean(),
   createdAt: z.number().meta({ description: 'Unix seconds' }),
 });
 
 export class TokensService {
-  constructor(private store: Store, private clock: Clock, private events: EventSink) {}
+  constructor(
+    private store: Store,
+    private clock: Clock,
+    private events: EventSink,
+  ) {}
 
   list(): Promise<ApiTokenRow[]> {
     return this.store.tokens.list();
@@ -32,7 +39,10 @@ export class TokensService {
     const parsed = tokenName.safeParse(name);
     if (!parsed.success) throw new DomainError(describeZodError(parsed.error, 'name'));
     const row = await this.store.tokens.create({
-      name: parsed.data, token: randomAlnum(TOKEN_LENGTH), enabled: true, createdAt: nowSeconds(this.clock),
+      name: parsed.data,
+      token: randomAlnum(TOKEN_LENGTH),
+      enabled: true,
+      createdAt: nowSeconds(this.clock),
     });
     if (!row) throw new DomainError(`a token with the name "${parsed.data}" already exists`);
     this.events.emit('tokens.changed', { action: 'create' });

@@ -119,7 +119,8 @@ export class CounterBook {
         else {
           const gk = `${parsed.kind}\n${parsed.key}`;
           let group = this.groups.get(gk);
-          if (!group) this.groups.set(gk, (group = { kind: parsed.kind, key: parsed.key, up: 0, down: 0, poll: 0, movedAt: 0 }));
+          if (!group)
+            this.groups.set(gk, (group = { kind: parsed.kind, key: parsed.key, up: 0, down: 0, poll: 0, movedAt: 0 }));
           entry = { group, direction: parsed.direction, value: undefined, pending: 0 };
         }
         this.entries.set(stat.name, entry);

@@ -17,12 +17,20 @@ export interface SeenIp {
  * their places up to `limit`; the rest are excess. Only excess IPs in `observedNow` are returned, so each
  * new connection from an excess IP produces one log line (not one per tick).
  */
-export function excessIps(seen: readonly SeenIp[], limit: number, nowSec: number, observedNow: ReadonlySet<string>): string[] {
+export function excessIps(
+  seen: readonly SeenIp[],
+  limit: number,
+  nowSec: number,
+  observedNow: ReadonlySet<string>,
+): string[] {
   if (limit <= 0) return [];
   const live = seen
     .filter((s) => nowSec - s.lastSeen <= LIVE_IP_WINDOW_SEC)
     .sort((a, b) => a.lastSeen - b.lastSeen || (a.ip < b.ip ? -1 : a.ip > b.ip ? 1 : 0));
-  return live.slice(limit).map((s) => s.ip).filter((ip) => observedNow.has(ip));
+  return live
+    .slice(limit)
+    .map((s) => s.ip)
+    .filter((ip) => observedNow.has(ip));
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -18,7 +18,10 @@ export function expiryPassed(expiryTime: number, now: number): boolean {
 }
 
 /** A client the enforcement pass disables (only enabled clients are looked at). */
-export function shouldDeplete(c: { enable: boolean; up: number; down: number; total: number; expiryTime: number }, now: number): boolean {
+export function shouldDeplete(
+  c: { enable: boolean; up: number; down: number; total: number; expiryTime: number },
+  now: number,
+): boolean {
   return c.enable && (quotaExhausted(c.up, c.down, c.total) || expiryPassed(c.expiryTime, now));
 }
 

@@ -107,12 +107,24 @@ export class TrafficService {
   applied(clients: { email: string; up: number; down: number }[], atMs: number): Promise<EnforcementResult | null> {
     return this.serial(async () => {
       const now = this.deps.clock.now();
-      this.deps.events.emit('traffic.tick', { at: atMs, inbounds: [], outbounds: [], clients, onlines: this.onlines() });
+      this.deps.events.emit('traffic.tick', {
+        at: atMs,
+        inbounds: [],
+        outbounds: [],
+        clients,
+        onlines: this.onlines(),
+      });
       if (clients.length === 0) return null;
-      const enforcement = await this.deps.store.traffic.enforce(now, clients.length > LIST_CHECK_MAX ? 'all' : clients.map((c) => c.email));
-      if (enforcement.renewed.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.renewed, action: 'renewed' });
-      if (enforcement.depleted.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.depleted, action: 'depleted' });
-      if (enforcement.inboundsDisabled.length > 0) this.deps.events.emit('inbounds.changed', { ids: enforcement.inboundsDisabled, action: 'depleted' });
+      const enforcement = await this.deps.store.traffic.enforce(
+        now,
+        clients.length > LIST_CHECK_MAX ? 'all' : clients.map((c) => c.email),
+      );
+      if (enforcement.renewed.length > 0)
+        this.deps.events.emit('clients.changed', { emails: enforcement.renewed, action: 'renewed' });
+      if (enforcement.depleted.length > 0)
+        this.deps.events.emit('clients.changed', { emails: enforcement.depleted, action: 'depleted' });
+      if (enforcement.inboundsDisabled.length > 0)
+        this.deps.events.emit('inbounds.changed', { ids: enforcement.inboundsDisabled, action: 'depleted' });
       return enforcement;
     });
   }
@@ -156,8 +168,10 @@ export class TrafficService {
       }
       if (full) this.lastFullSweep = now;
       timings.enforce = performance.now() - started;
-      if (enforcement.renewed.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.renewed, action: 'renewed' });
-      if (enforcement.depleted.length > 0) this.deps.events.emit('clients.changed', { emails: enforcement.depleted, action: 'depleted' });
+      if (enforcement.renewed.length > 0)
+        this.deps.events.emit('clients.changed', { emails: enforcement.renewed, action: 'renewed' });
+      if (enforcement.depleted.length > 0)
+        this.deps.events.emit('clients.changed', { emails: enforcement.depleted, action: 'depleted' });
       if (enforcement.inboundsDisabled.length > 0) {
         this.deps.events.emit('inbounds.changed', { ids: enforcement.inboundsDisabled, action: 'depleted' });
       }
@@ -225,7 +239,8 @@ export class TrafficService {
     const ips = await repo.ipsOf([...limits.keys()]);
     const lines: string[] = [];
     for (const [email, limit] of limits) {
-      for (const ip of excessIps(ips.get(email) ?? [], limit, nowSec, observed.get(email)!)) lines.push(ipLimitLine(email, ip, now));
+      for (const ip of excessIps(ips.get(email) ?? [], limit, nowSec, observed.get(email)!))
+        lines.push(ipLimitLine(email, ip, now));
     }
     if (lines.length > 0 && this.deps.ipLimitLog) {
       try {

@@ -15,11 +15,21 @@ export function writeFileAtomic(path: string, text: string | Iterable<string>): 
   try {
     renameSync(tmp, path);
   } catch (err) {
-    try { unlinkSync(tmp); } catch { /* gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* gone */
+    }
     throw err;
   }
   try {
     const dfd = openSync(dirname(path), constants.O_RDONLY);
-    try { fsyncSync(dfd); } finally { closeSync(dfd); }
-  } catch { /* directory fsync is best effort */ }
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    /* directory fsync is best effort */
+  }
 }

@@ -20,8 +20,14 @@ export const prefixOf = (flavour: CoreFlavour): string => (flavour === 'v2ray' ?
 const SS_CIPHERS: Record<'xray' | 'v2ray', Record<string, number>> = {
   v2ray: { 'aes-128-gcm': 1, 'aes-256-gcm': 2, 'chacha20-poly1305': 3, 'chacha20-ietf-poly1305': 3, none: 4, plain: 4 },
   xray: {
-    'aes-128-gcm': 5, 'aes-256-gcm': 6, 'chacha20-poly1305': 7, 'chacha20-ietf-poly1305': 7,
-    'xchacha20-poly1305': 8, 'xchacha20-ietf-poly1305': 8, none: 9, plain: 9,
+    'aes-128-gcm': 5,
+    'aes-256-gcm': 6,
+    'chacha20-poly1305': 7,
+    'chacha20-ietf-poly1305': 7,
+    'xchacha20-poly1305': 8,
+    'xchacha20-ietf-poly1305': 8,
+    none: 9,
+    plain: 9,
   },
 };
 const VMESS_SECURITY: Record<string, number> = { auto: 2, 'aes-128-gcm': 3, 'chacha20-poly1305': 4, none: 5, zero: 6 };
@@ -39,9 +45,16 @@ export function accountFor(flavour: CoreFlavour, protocol: Protocol, user: CoreU
   const fl: 'xray' | 'v2ray' = flavour === 'v2ray' ? 'v2ray' : 'xray';
   switch (protocol) {
     case 'vless':
-      return typed(`${p}proxy.vless.Account`, 'VlessAccount', { id: user.id ?? '', flow: user.flow ?? '', encryption: 'none' });
+      return typed(`${p}proxy.vless.Account`, 'VlessAccount', {
+        id: user.id ?? '',
+        flow: user.flow ?? '',
+        encryption: 'none',
+      });
     case 'vmess':
-      return typed(`${p}proxy.vmess.Account`, 'VmessAccount', { id: user.id ?? '', security_settings: { type: VMESS_SECURITY[user.security || 'auto'] ?? 2 } });
+      return typed(`${p}proxy.vmess.Account`, 'VmessAccount', {
+        id: user.id ?? '',
+        security_settings: { type: VMESS_SECURITY[user.security || 'auto'] ?? 2 },
+      });
     case 'trojan':
       return typed(`${p}proxy.trojan.Account`, 'TrojanAccount', { password: user.password ?? '' });
     case 'shadowsocks': {
@@ -50,10 +63,14 @@ export function accountFor(flavour: CoreFlavour, protocol: Protocol, user: CoreU
         if (fl !== 'xray') throw new UnsupportedLiveChange('V2Ray has no shadowsocks-2022');
         return typed('xray.proxy.shadowsocks_2022.Account', 'Shadowsocks2022Account', { key: user.password ?? '' });
       }
-      if (fl === 'v2ray') throw new UnsupportedLiveChange("V2Ray's shadowsocks inbound is single-user (not a UserManager)");
+      if (fl === 'v2ray')
+        throw new UnsupportedLiveChange("V2Ray's shadowsocks inbound is single-user (not a UserManager)");
       const cipher = SS_CIPHERS[fl][method];
       if (!cipher) throw new UnsupportedLiveChange(`unknown shadowsocks method "${method}"`);
-      return typed(`${p}proxy.shadowsocks.Account`, 'ShadowsocksAccount', { password: user.password ?? '', cipher_type: cipher });
+      return typed(`${p}proxy.shadowsocks.Account`, 'ShadowsocksAccount', {
+        password: user.password ?? '',
+        cipher_type: cipher,
+      });
     }
     case 'hysteria':
     case 'hysteria2':
@@ -85,9 +102,11 @@ export function inboundsOfCoreConfig(bytes: Uint8Array): Uint8Array[] {
 function serviceClient(service: string, path: string) {
   const def = packageDef[`panelcore.${service}`] as grpc.ServiceDefinition;
   const rewritten: Record<string, grpc.MethodDefinition<any, any>> = {};
-  for (const [name, d] of Object.entries(def)) rewritten[name] = { ...(d as grpc.MethodDefinition<any, any>), path: `/${path}/${name}` };
+  for (const [name, d] of Object.entries(def))
+    rewritten[name] = { ...(d as grpc.MethodDefinition<any, any>), path: `/${path}/${name}` };
   // QueryStats answers with every counter (200,000 at 100k clients): read straight into CoreStat[].
-  if (service === 'StatsService') rewritten.QueryStats = { ...rewritten.QueryStats!, responseDeserialize: decodeQueryStats };
+  if (service === 'StatsService')
+    rewritten.QueryStats = { ...rewritten.QueryStats!, responseDeserialize: decodeQueryStats };
   return grpc.makeGenericClientConstructor(rewritten as grpc.ServiceDefinition, service);
 }
 
@@ -109,7 +128,10 @@ export class CoreApiClient {
   private handler: grpc.Client & Record<string, AnyFunction>;
   private stats: grpc.Client & Record<string, AnyFunction>;
 
-  constructor(readonly address: string, readonly flavour: CoreFlavour) {
+  constructor(
+    readonly address: string,
+    readonly flavour: CoreFlavour,
+  ) {
     const p = prefixOf(flavour);
     const creds = grpc.credentials.createInsecure();
     const H = serviceClient('HandlerService', `${p}app.proxyman.command.HandlerService`);
@@ -120,7 +142,9 @@ export class CoreApiClient {
 
   private call<T>(client: Record<string, AnyFunction>, method: string, req: unknown): Promise<T> {
     return new Promise((resolve, reject) => {
-      client[method]!.call(client, req, { deadline: Date.now() + DEADLINE_MS }, (err: GrpcError | null, res: T) => (err ? reject(err) : resolve(res)));
+      client[method]!.call(client, req, { deadline: Date.now() + DEADLINE_MS }, (err: GrpcError | null, res: T) =>
+        err ? reject(err) : resolve(res),
+      );
     });
   }
 

@@ -18,9 +18,10 @@ export function* jsonText(value: unknown, depth = 5, chunkBytes = 1 << 20): Gene
 }
 
 function* pieces(value: unknown, depth: number): Generator<string> {
-  const v = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function'
-    ? (value as { toJSON: () => unknown }).toJSON()
-    : value;
+  const v =
+    value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function'
+      ? (value as { toJSON: () => unknown }).toJSON()
+      : value;
   if (depth <= 0 || v === null || typeof v !== 'object') {
     yield JSON.stringify(v) ?? 'null';
     return;
@@ -31,7 +32,10 @@ function* pieces(value: unknown, depth: number): Generator<string> {
       yield i === 0 ? '\n' : ',\n';
       const item = v[i];
       // As JSON.stringify: undefined, functions and symbols in arrays become null.
-      yield* pieces(item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : item, depth - 1);
+      yield* pieces(
+        item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : item,
+        depth - 1,
+      );
     }
     yield v.length ? '\n]' : ']';
     return;

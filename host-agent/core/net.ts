@@ -7,7 +7,10 @@ export function waitForPort(port: number, timeoutMs: number, alive: () => boolea
     const attempt = () => {
       if (!alive()) return resolve(false);
       const sock = connect({ host: '127.0.0.1', port });
-      sock.once('connect', () => { sock.destroy(); resolve(true); });
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve(true);
+      });
       sock.once('error', () => {
         sock.destroy();
         if (Date.now() > deadline) resolve(false);
@@ -17,4 +20,3 @@ export function waitForPort(port: number, timeoutMs: number, alive: () => boolea
     attempt();
   });
 }
-

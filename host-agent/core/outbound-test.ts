@@ -16,13 +16,20 @@ const TIMEOUT_MS = 10_000;
 /** The server an outbound dials: vnext[0] / servers[0] / settings.address, or null (freedom, blackhole…). */
 export function serverOf(outbound: Obj): { host: string; port: number } | null {
   const s = isObject(outbound.settings) ? outbound.settings : {};
-  const first = (Array.isArray(s.vnext) && s.vnext[0]) || (Array.isArray(s.servers) && s.servers[0]) || (Array.isArray(s.peers) && s.peers[0]) || s;
+  const first =
+    (Array.isArray(s.vnext) && s.vnext[0]) ||
+    (Array.isArray(s.servers) && s.servers[0]) ||
+    (Array.isArray(s.peers) && s.peers[0]) ||
+    s;
   if (!isObject(first)) return null;
   let host = typeof first.address === 'string' ? first.address : '';
   let port = Number(first.port);
   if (!host && typeof first.endpoint === 'string') {
     const m = /^\[?([^\]]+)\]?:(\d+)$/.exec(first.endpoint);
-    if (m) { host = m[1]!; port = Number(m[2]); }
+    if (m) {
+      host = m[1]!;
+      port = Number(m[2]);
+    }
   }
   return host && Number.isInteger(port) && port > 0 && port < 65536 ? { host, port } : null;
 }
@@ -61,7 +68,9 @@ async function vetTarget(host: string, allowPrivate: boolean): Promise<string> {
   if (addresses.length === 0) throw new Error(`cannot resolve ${bare}`);
   const bad = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a));
   if (bad !== undefined) {
-    throw new Error(`refused ${bare}: ${bad} is a private, loopback or reserved address (set allowPrivate to test an outbound on a private network)`);
+    throw new Error(
+      `refused ${bare}: ${bad} is a private, loopback or reserved address (set allowPrivate to test an outbound on a private network)`,
+    );
   }
   return addresses[0]!;
 }
@@ -70,9 +79,18 @@ function dial(host: string, address: string, port: number): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const sock = connect({ host: address, port, timeout: TIMEOUT_MS });
-    sock.once('connect', () => { sock.destroy(); resolve(Math.round(performance.now() - t0)); });
-    sock.once('timeout', () => { sock.destroy(); reject(new Error(`dial ${host}:${port}: timed out`)); });
-    sock.once('error', (e) => { sock.destroy(); reject(new Error(`dial ${host}:${port}: ${e.message}`)); });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(Math.round(performance.now() - t0));
+    });
+    sock.once('timeout', () => {
+      sock.destroy();
+      reject(new Error(`dial ${host}:${port}: timed out`));
+    });
+    sock.once('error', (e) => {
+      sock.destroy();
+      reject(new Error(`dial ${host}:${port}: ${e.message}`));
+    });
   });
 }
 
@@ -92,27 +110,43 @@ function fetchThroughProxy(proxyPort: number, url: URL): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('timed out')), TIMEOUT_MS);
-    const done = (err: Error | null) => { clearTimeout(timer); err ? reject(err) : resolve(Math.round(performance.now() - t0)); };
+    const done = (err: Error | null) => {
+      clearTimeout(timer);
+      err ? reject(err) : resolve(Math.round(performance.now() - t0));
+    };
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     if (url.protocol === 'http:') {
-      const req = httpRequest({ host: '127.0.0.1', port: proxyPort, method: 'GET', path: url.href, headers: { host: url.host } }, (res) => {
-        res.resume();
-        // The core's HTTP inbound answers 503 with Proxy-Connection and no body when the outbound failed.
-        if (res.statusCode === 503 && res.headers['proxy-connection'] !== undefined && res.headers['content-length'] === '0') {
-          done(new Error('the outbound could not reach the test URL'));
-        } else done(null);
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port: proxyPort, method: 'GET', path: url.href, headers: { host: url.host } },
+        (res) => {
+          res.resume();
+          // The core's HTTP inbound answers 503 with Proxy-Connection and no body when the outbound failed.
+          if (
+            res.statusCode === 503 &&
+            res.headers['proxy-connection'] !== undefined &&
+            res.headers['content-length'] === '0'
+          ) {
+            done(new Error('the outbound could not reach the test URL'));
+          } else done(null);
+        },
+      );
       req.once('error', (e) => done(e));
       req.end();
       return;
     }
     const req = httpRequest({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `${url.hostname}:${port}` });
     req.once('connect', (res, socket: Socket) => {
-      if (res.statusCode !== 200) { socket.destroy(); return done(new Error(`CONNECT answered ${res.statusCode}`)); }
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        return done(new Error(`CONNECT answered ${res.statusCode}`));
+      }
       const tls = tlsConnect({ socket, servername: url.hostname }, () => {
         tls.write(`HEAD ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`);
       });
-      tls.once('data', () => { tls.destroy(); done(null); });
+      tls.once('data', () => {
+        tls.destroy();
+        done(null);
+      });
       tls.once('error', (e) => done(e));
     });
     req.once('error', (e) => done(e));
@@ -120,19 +154,28 @@ function fetchThroughProxy(proxyPort: number, url: URL): Promise<number> {
   });
 }
 
-export async function probeOutbound(input: OutboundProbeInput, bin: string | null, env: NodeJS.ProcessEnv): Promise<OutboundProbeResult> {
+export async function probeOutbound(
+  input: OutboundProbeInput,
+  bin: string | null,
+  env: NodeJS.ProcessEnv,
+): Promise<OutboundProbeResult> {
   try {
     const chain = resolveChain(input.outbound, input.allOutbounds);
     // The first hop dialled from this host is the last outbound of the chain.
-    const target = [...chain].reverse().map(serverOf).find((s) => s !== null);
+    const target = [...chain]
+      .reverse()
+      .map(serverOf)
+      .find((s) => s !== null);
     const address = target ? await vetTarget(target.host, input.allowPrivate) : null;
     if (input.mode === 'tcp') {
-      if (!target || address === null) return { success: false, delay: 0, error: 'the outbound has no server address to dial' };
+      if (!target || address === null)
+        return { success: false, delay: 0, error: 'the outbound has no server address to dial' };
       return { success: true, delay: await dial(target.host, address, target.port), error: '' };
     }
     if (!bin) return { success: false, delay: 0, error: 'the full probe needs a core binary (use mode=tcp)' };
     const url = new URL(input.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`test URL must be http(s): ${input.url}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`test URL must be http(s): ${input.url}`);
     const port = await freeLoopbackPort();
     const outbounds = chain.map((o, i) => ({ ...o, tag: i === 0 ? 'probe-out' : o.tag }));
     // References to the first outbound's original tag inside the chain are not expected (it would be a loop).
@@ -151,7 +194,11 @@ export async function probeOutbound(input: OutboundProbeInput, bin: string | nul
     child.once('exit', () => (exited = true));
     try {
       if (!(await waitForPort(port, 5000, () => !exited))) {
-        return { success: false, delay: 0, error: `temporary core did not start: ${output.trim().split('\n').slice(-3).join(' ')}` };
+        return {
+          success: false,
+          delay: 0,
+          error: `temporary core did not start: ${output.trim().split('\n').slice(-3).join(' ')}`,
+        };
       }
       const delay = await fetchThroughProxy(port, url);
       return { success: true, delay, error: '' };

@@ -13,7 +13,11 @@ declare module 'node:buffer' {
 
 class Wire {
   pos: number;
-  constructor(readonly buf: Buffer, start: number, readonly end: number) {
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    readonly end: number,
+  ) {
     this.pos = start;
   }
 
@@ -43,11 +47,22 @@ class Wire {
 
   skip(wireType: number): void {
     switch (wireType) {
-      case 0: this.varint(); return;
-      case 1: this.pos += 8; break;
-      case 2: { const n = this.varint(); this.pos += n; break; }
-      case 5: this.pos += 4; break;
-      default: throw new Error(`QueryStatsResponse: unsupported wire type ${wireType}`);
+      case 0:
+        this.varint();
+        return;
+      case 1:
+        this.pos += 8;
+        break;
+      case 2: {
+        const n = this.varint();
+        this.pos += n;
+        break;
+      }
+      case 5:
+        this.pos += 4;
+        break;
+      default:
+        throw new Error(`QueryStatsResponse: unsupported wire type ${wireType}`);
     }
     if (this.pos > this.end) throw new Error('QueryStatsResponse: truncated field');
   }

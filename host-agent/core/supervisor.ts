@@ -6,7 +6,16 @@ import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { waitForPort } from './net.js';
-import type { CoreControl, CoreFlavour, CoreStat, CoreState, CoreStatus, CoreUser, OutboundProbeInput, OutboundProbeResult } from '../../domain/ports/core.js';
+import type {
+  CoreControl,
+  CoreFlavour,
+  CoreStat,
+  CoreState,
+  CoreStatus,
+  CoreUser,
+  OutboundProbeInput,
+  OutboundProbeResult,
+} from '../../domain/ports/core.js';
 import type { Protocol } from '../../domain/inbounds/model.js';
 import { CoreApiClient, inboundsOfCoreConfig, UnsupportedLiveChange } from './grpc-client.js';
 import { detectVersion, resolveBinary, v2ctlFor } from './binary.js';
@@ -62,13 +71,24 @@ export function testTimeoutMs(config: object): number {
   return 30_000 + 2 * clients;
 }
 
-function runCapture(bin: string, args: string[], input?: string | Buffer | Iterable<string>, env?: NodeJS.ProcessEnv, timeout = 15_000): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+function runCapture(
+  bin: string,
+  args: string[],
+  input?: string | Buffer | Iterable<string>,
+  env?: NodeJS.ProcessEnv,
+  timeout = 15_000,
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile(bin, args, { timeout, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
-      if (err && typeof (err as any).code === 'string') return reject(err);
-      resolve({ code, stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8') });
-    });
+    const child = execFile(
+      bin,
+      args,
+      { timeout, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, env },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : -1) : 0;
+        if (err && typeof (err as any).code === 'string') return reject(err);
+        resolve({ code, stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8') });
+      },
+    );
     if (input === undefined) return;
     if (typeof input === 'string' || Buffer.isBuffer(input)) {
       child.stdin?.end(input);
@@ -127,7 +147,10 @@ export class CoreSupervisor implements CoreControl {
     this.killStale();
     this.resolved = resolveBinary(this.opts.bin, this.opts.env ?? process.env);
     if (!this.resolved) {
-      this.setState('stopped', `core binary not found: ${this.opts.bin} (set PANEL_CORE_BIN or put xray in ${join(this.opts.dataDir, 'bin')})`);
+      this.setState(
+        'stopped',
+        `core binary not found: ${this.opts.bin} (set PANEL_CORE_BIN or put xray in ${join(this.opts.dataDir, 'bin')})`,
+      );
       return;
     }
     try {
@@ -137,19 +160,34 @@ export class CoreSupervisor implements CoreControl {
       this.log(`core binary ${this.resolved}: ${v.flavour} ${v.version}`);
     } catch (err) {
       this.resolved = null;
-      this.setState('stopped', `core binary ${this.opts.bin} does not run: ${err instanceof Error ? err.message : String(err)}`);
+      this.setState(
+        'stopped',
+        `core binary ${this.opts.bin} does not run: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
-  get available(): boolean { return this.resolved !== null; }
-
-  status(): CoreStatus {
-    return { state: this.state, version: this.version, flavour: this.flavour, error: this.error, pid: this.child?.pid ?? null };
+  get available(): boolean {
+    return this.resolved !== null;
   }
 
-  output(): string { return this.lines.length ? this.lines.join('\n') : this.error; }
+  status(): CoreStatus {
+    return {
+      state: this.state,
+      version: this.version,
+      flavour: this.flavour,
+      error: this.error,
+      pid: this.child?.pid ?? null,
+    };
+  }
 
-  setRecovery(fn: () => Promise<void>): void { this.recovery = fn; }
+  output(): string {
+    return this.lines.length ? this.lines.join('\n') : this.error;
+  }
+
+  setRecovery(fn: () => Promise<void>): void {
+    this.recovery = fn;
+  }
 
   private log(line: string): void {
     for (const l of line.split('\n')) {
@@ -169,7 +207,11 @@ export class CoreSupervisor implements CoreControl {
   private env(): NodeJS.ProcessEnv {
     const assets = join(this.opts.dataDir, 'bin');
     const base = this.opts.env ?? process.env;
-    return { ...base, XRAY_LOCATION_ASSET: base.XRAY_LOCATION_ASSET ?? assets, V2RAY_LOCATION_ASSET: base.V2RAY_LOCATION_ASSET ?? assets };
+    return {
+      ...base,
+      XRAY_LOCATION_ASSET: base.XRAY_LOCATION_ASSET ?? assets,
+      V2RAY_LOCATION_ASSET: base.V2RAY_LOCATION_ASSET ?? assets,
+    };
   }
 
   /** Serialises process operations. */
@@ -181,7 +223,13 @@ export class CoreSupervisor implements CoreControl {
 
   async test(config: object): Promise<{ ok: boolean; output: string; skipped?: boolean }> {
     if (!this.resolved) return { ok: true, skipped: true, output: `not tested: ${this.error}` };
-    const r = await runCapture(this.resolved, ['-test', '-config', 'stdin:'], jsonText(config), this.env(), testTimeoutMs(config));
+    const r = await runCapture(
+      this.resolved,
+      ['-test', '-config', 'stdin:'],
+      jsonText(config),
+      this.env(),
+      testTimeoutMs(config),
+    );
     const output = `${r.stdout.toString('utf8')}${r.stderr}`.trim();
     return { ok: r.code === 0, output };
   }
@@ -237,7 +285,10 @@ export class CoreSupervisor implements CoreControl {
     const child = spawn(bin, ['-config', this.configPath], { stdio: ['ignore', 'pipe', 'pipe'], env: this.env() });
     this.child = child;
     const started = await new Promise<boolean>((resolve) => {
-      child.once('error', (err) => { this.log(`spawn failed: ${err.message}`); resolve(false); });
+      child.once('error', (err) => {
+        this.log(`spawn failed: ${err.message}`);
+        resolve(false);
+      });
       child.once('spawn', () => resolve(true));
     });
     if (!started || !child.pid) {
@@ -265,7 +316,9 @@ export class CoreSupervisor implements CoreControl {
       throw new Error(msg);
     }
     this.api?.close();
-    this.api = apiPort ? new CoreApiClient(`127.0.0.1:${apiPort}`, this.flavour === 'unknown' ? 'xray' : this.flavour) : null;
+    this.api = apiPort
+      ? new CoreApiClient(`127.0.0.1:${apiPort}`, this.flavour === 'unknown' ? 'xray' : this.flavour)
+      : null;
     // Open the gRPC channel now so the first live change does not pay for the connection.
     await this.api?.queryStats('>>>panel-warmup>>>').catch(() => undefined);
     this.startedAt = Date.now();
@@ -274,7 +327,11 @@ export class CoreSupervisor implements CoreControl {
 
   private onChildExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.child === child) this.child = null;
-    try { if (!this.child) unlinkSync(this.pidPath); } catch { /* none */ }
+    try {
+      if (!this.child) unlinkSync(this.pidPath);
+    } catch {
+      /* none */
+    }
     if (this.expectedExit.has(child)) return;
     const why = `core exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`})${this.lines.length ? `: ${lastLines(this.output(), 3)}` : ''}`;
     this.log(why);
@@ -322,10 +379,17 @@ export class CoreSupervisor implements CoreControl {
     if (child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-      child.once('exit', () => { clearTimeout(timer); resolve(); });
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       child.kill('SIGTERM');
     });
-    try { unlinkSync(this.pidPath); } catch { /* none */ }
+    try {
+      unlinkSync(this.pidPath);
+    } catch {
+      /* none */
+    }
   }
 
   /** Synchronous last resort on process exit: never leave the core behind. */
@@ -333,8 +397,16 @@ export class CoreSupervisor implements CoreControl {
     const child = this.child;
     if (child && child.exitCode === null) {
       this.expectedExit.add(child);
-      try { child.kill('SIGKILL'); } catch { /* gone */ }
-      try { unlinkSync(this.pidPath); } catch { /* none */ }
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+      try {
+        unlinkSync(this.pidPath);
+      } catch {
+        /* none */
+      }
     }
   }
 
@@ -346,8 +418,14 @@ export class CoreSupervisor implements CoreControl {
         process.kill(pid, 'SIGKILL');
         this.opts.logger?.warn('killed a stale core left by a previous run', { pid });
       }
-    } catch { /* unreadable pid file */ }
-    try { unlinkSync(this.pidPath); } catch { /* none */ }
+    } catch {
+      /* unreadable pid file */
+    }
+    try {
+      unlinkSync(this.pidPath);
+    } catch {
+      /* none */
+    }
   }
 
   private requireApi(): CoreApiClient {
@@ -367,7 +445,8 @@ export class CoreSupervisor implements CoreControl {
     const api = this.requireApi();
     if (this.flavour === 'v2ray') {
       const v2ctl = v2ctlFor(this.resolved!);
-      if (!v2ctl) throw new UnsupportedLiveChange('v2ctl (needed to add an inbound live) not found next to the core binary');
+      if (!v2ctl)
+        throw new UnsupportedLiveChange('v2ctl (needed to add an inbound live) not found next to the core binary');
       const r = await runCapture(v2ctl, ['config', 'stdin:'], JSON.stringify({ inbounds: [inbound] }), this.env());
       if (r.code !== 0) throw new Error(`v2ctl config failed: ${lastLines(r.stderr)}`);
       const [handler] = inboundsOfCoreConfig(r.stdout);
@@ -379,10 +458,19 @@ export class CoreSupervisor implements CoreControl {
     const file = join(this.opts.dataDir, 'core', `.adi-${process.pid}-${Date.now()}.json`);
     writeFileAtomic(file, JSON.stringify({ inbounds: [inbound] }));
     try {
-      const r = await runCapture(this.resolved!, ['api', 'adi', `--server=${api.address}`, file], undefined, this.env());
+      const r = await runCapture(
+        this.resolved!,
+        ['api', 'adi', `--server=${api.address}`, file],
+        undefined,
+        this.env(),
+      );
       if (r.code !== 0) throw new Error(`xray api adi failed: ${lastLines(`${r.stdout.toString('utf8')}${r.stderr}`)}`);
     } finally {
-      try { unlinkSync(file); } catch { /* gone */ }
+      try {
+        unlinkSync(file);
+      } catch {
+        /* gone */
+      }
     }
   }
 

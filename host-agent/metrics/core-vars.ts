@@ -30,29 +30,42 @@ export function fetchCoreVars(address: string, opts: CoreVarsOptions = {}): Prom
       req.destroy();
       resolve(r);
     };
-    const req = request({ host: target.host, port: target.port, path: '/debug/vars', method: 'GET', agent: false, headers: { accept: 'application/json' } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        finish({ ok: false, reason: `metrics endpoint answered HTTP ${res.statusCode}` });
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > maxBytes) finish({ ok: false, reason: `metrics answer larger than ${maxBytes} bytes` });
-        else chunks.push(c);
-      });
-      res.on('end', () => {
-        try {
-          finish({ ok: true, vars: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch {
-          finish({ ok: false, reason: 'metrics endpoint answered malformed JSON' });
+    const req = request(
+      {
+        host: target.host,
+        port: target.port,
+        path: '/debug/vars',
+        method: 'GET',
+        agent: false,
+        headers: { accept: 'application/json' },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          finish({ ok: false, reason: `metrics endpoint answered HTTP ${res.statusCode}` });
+          return;
         }
-      });
-      res.on('error', (err) => finish({ ok: false, reason: `metrics endpoint: ${err.message}` }));
-    });
-    const timer = setTimeout(() => finish({ ok: false, reason: `metrics endpoint did not answer within ${timeoutMs} ms` }), timeoutMs);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) finish({ ok: false, reason: `metrics answer larger than ${maxBytes} bytes` });
+          else chunks.push(c);
+        });
+        res.on('end', () => {
+          try {
+            finish({ ok: true, vars: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch {
+            finish({ ok: false, reason: 'metrics endpoint answered malformed JSON' });
+          }
+        });
+        res.on('error', (err) => finish({ ok: false, reason: `metrics endpoint: ${err.message}` }));
+      },
+    );
+    const timer = setTimeout(
+      () => finish({ ok: false, reason: `metrics endpoint did not answer within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
     timer.unref();
     req.on('error', (err) => finish({ ok: false, reason: `metrics endpoint unreachable: ${err.message}` }));
     req.end();

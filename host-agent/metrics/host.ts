@@ -29,7 +29,12 @@ export function createProcHost(opts: ProcHostOptions = {}): HostMetrics {
   return {
     async read(): Promise<HostReading> {
       const [cpu, memInfo, net, tcpCount, load, disk] = await Promise.all([
-        readCpuTimes(procDir), readMemInfo(procDir), readNetDev(procDir), readTcpCount(procDir), readLoadAvg(procDir), readDisk(diskPath),
+        readCpuTimes(procDir),
+        readMemInfo(procDir),
+        readNetDev(procDir),
+        readTcpCount(procDir),
+        readLoadAvg(procDir),
+        readDisk(diskPath),
       ]);
       const [l1, l5, l15] = loadavg();
       return {

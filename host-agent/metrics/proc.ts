@@ -12,19 +12,28 @@ async function text(procDir: string, rel: string): Promise<string | null> {
   }
 }
 
-/** The aggregate `cpu` line of /proc/stat: total = user..steal (guest time is already inside user), idle = idle + iowait. */
+/**
+ * The aggregate `cpu` line of /proc/stat: total = user..steal (guest time is already inside user), idle = idle +
+ * iowait.
+ */
 export async function readCpuTimes(procDir = '/proc'): Promise<CpuTimes | null> {
   const s = await text(procDir, 'stat');
   const line = s?.split('\n').find((l) => /^cpu\s/.test(l));
   if (!line) return null;
-  const f = line.trim().split(/\s+/).slice(1, 9).map((x) => Number(x) || 0);
+  const f = line
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map((x) => Number(x) || 0);
   if (f.length < 4) return null;
   const total = f.reduce((a, b) => a + b, 0);
   return { idle: (f[3] ?? 0) + (f[4] ?? 0), total };
 }
 
 /** Memory and swap in bytes: used memory = MemTotal - MemAvailable (MemFree + Buffers + Cached on old kernels). */
-export async function readMemInfo(procDir = '/proc'): Promise<{ mem: { current: number; total: number }; swap: { current: number; total: number } }> {
+export async function readMemInfo(
+  procDir = '/proc',
+): Promise<{ mem: { current: number; total: number }; swap: { current: number; total: number } }> {
   const s = await text(procDir, 'meminfo');
   const kb = new Map<string, number>();
   for (const line of (s ?? '').split('\n')) {
@@ -32,7 +41,8 @@ export async function readMemInfo(procDir = '/proc'): Promise<{ mem: { current: 
     if (m) kb.set(m[1]!, Number(m[2]) * 1024);
   }
   const total = kb.get('MemTotal') ?? 0;
-  const available = kb.get('MemAvailable') ?? (kb.get('MemFree') ?? 0) + (kb.get('Buffers') ?? 0) + (kb.get('Cached') ?? 0);
+  const available =
+    kb.get('MemAvailable') ?? (kb.get('MemFree') ?? 0) + (kb.get('Buffers') ?? 0) + (kb.get('Cached') ?? 0);
   const swapTotal = kb.get('SwapTotal') ?? 0;
   const swapFree = kb.get('SwapFree') ?? 0;
   return {
@@ -51,7 +61,10 @@ export async function readNetDev(procDir = '/proc'): Promise<{ sent: number; rec
     if (colon < 0) continue;
     const iface = line.slice(0, colon).trim();
     if (!iface || iface === 'lo') continue;
-    const f = line.slice(colon + 1).trim().split(/\s+/);
+    const f = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/);
     if (f.length < 9) continue;
     recv += Number(f[0]) || 0;
     sent += Number(f[8]) || 0;
@@ -73,7 +86,13 @@ export async function readTcpCount(procDir = '/proc'): Promise<number> {
   const b = inuse(v6, 'TCP6');
   if (a !== null || b !== null) return (a ?? 0) + (b ?? 0);
   const [t4, t6] = await Promise.all([text(procDir, 'net/tcp'), text(procDir, 'net/tcp6')]);
-  const rows = (s: string | null) => (s ? s.split('\n').slice(1).filter((l) => l.trim()).length : 0);
+  const rows = (s: string | null) =>
+    s
+      ? s
+          .split('\n')
+          .slice(1)
+          .filter((l) => l.trim()).length
+      : 0;
   return rows(t4) + rows(t6);
 }
 

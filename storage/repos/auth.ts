@@ -16,16 +16,20 @@ export function usersRepo(c: Conn): UsersRepo {
       return row ?? null;
     },
     async create(username, passwordHash) {
-      const [row] = await c.write((db) => db.insert(users).values({ username, passwordHash, sessionVersion: 1 }).returning());
+      const [row] = await c.write((db) =>
+        db.insert(users).values({ username, passwordHash, sessionVersion: 1 }).returning(),
+      );
       return row as UserRow;
     },
     async setCredential(id, username, passwordHash) {
       return c.tx(async (tx) => {
         const [cur] = await tx.db.select().from(users).where(eq(users.id, id));
         if (!cur) throw new Error(`user ${id} not found`);
-        const [row] = await tx.db.update(users)
+        const [row] = await tx.db
+          .update(users)
           .set({ username, passwordHash, sessionVersion: cur.sessionVersion + 1 })
-          .where(eq(users.id, id)).returning();
+          .where(eq(users.id, id))
+          .returning();
         return row as UserRow;
       });
     },
@@ -49,7 +53,10 @@ export function settingsRepo(c: Conn): SettingsRepo {
       await c.tx(async (tx) => {
         for (const [key, v] of entries) {
           const value = JSON.stringify(v);
-          await tx.db.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value } });
+          await tx.db
+            .insert(settings)
+            .values({ key, value })
+            .onConflictDoUpdate({ target: settings.key, set: { value } });
         }
       });
     },

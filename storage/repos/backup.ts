@@ -4,14 +4,33 @@
 // (header, integrity, required tables, not from a newer schema) and migrated as a temporary copy — or, when it
 // is a 3x-ui database, converted into a fresh file — and then every table is replaced in one transaction
 // (copyAll), so the running panel keeps its connections and a failure changes nothing.
-import { closeSync, constants, chmodSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  chmodSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type Client } from '@libsql/client';
 import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql';
 import { sql } from 'drizzle-orm';
-import type { BackupRepo, ConvertedPanel, ForeignDatabase, RestoreOptions, RestoreResult } from '../../domain/ports/backup-store.js';
+import type {
+  BackupRepo,
+  ConvertedPanel,
+  ForeignDatabase,
+  RestoreOptions,
+  RestoreResult,
+} from '../../domain/ports/backup-store.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { libsqlConnection, type Conn, type Connection } from '../conn.js';
 import { runMigrations } from '../migrate.js';
@@ -20,11 +39,34 @@ import * as sqliteSchema from '../schema/sqlite.js';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 /** Tables an upload must have to count as a database of this panel. */
-export const REQUIRED_TABLES = ['__drizzle_migrations', 'users', 'settings', 'inbounds', 'clients', 'client_inbounds', 'client_traffics'];
+export const REQUIRED_TABLES = [
+  '__drizzle_migrations',
+  'users',
+  'settings',
+  'inbounds',
+  'clients',
+  'client_inbounds',
+  'client_traffics',
+];
 /** Tables a 3x-ui database (x-ui.db) has from v2.x on; the v3.x line adds clients, client_inbounds and more. */
 const XUI_TABLES = ['users', 'inbounds', 'settings', 'client_traffics'];
 /** Every 3x-ui table the converter reads (those absent from an older file are skipped). */
-const XUI_READ = ['users', 'inbounds', 'settings', 'client_traffics', 'outbound_traffics', 'inbound_client_ips', 'clients', 'client_inbounds', 'client_groups', 'inbound_fallbacks', 'api_tokens', 'nodes', 'custom_geo_resources', 'node_client_traffics'];
+const XUI_READ = [
+  'users',
+  'inbounds',
+  'settings',
+  'client_traffics',
+  'outbound_traffics',
+  'inbound_client_ips',
+  'clients',
+  'client_inbounds',
+  'client_groups',
+  'inbound_fallbacks',
+  'api_tokens',
+  'nodes',
+  'custom_geo_resources',
+  'node_client_traffics',
+];
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -33,7 +75,10 @@ function tempDir(): { dir: string; done: () => void } {
   return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Creates an empty file readable by the owner only (SQLite keeps the mode of an existing file, and gives it to its journal). */
+/**
+ * Creates an empty file readable by the owner only (SQLite keeps the mode of an existing file, and gives it to its
+ * journal).
+ */
 function createPrivateFile(path: string): void {
   closeSync(openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
   chmodSync(path, 0o600); // whatever the umask
@@ -49,14 +94,19 @@ function isSqliteFileAt(path: string): boolean {
   let n = 0;
   try {
     const fd = openSync(path, 'r');
-    try { n = readSync(fd, buf, 0, 100, 0); } finally { closeSync(fd); }
+    try {
+      n = readSync(fd, buf, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     throw new DomainError(`db: cannot read ${path}: ${(err as Error).message}`);
   }
   return n === 100 && isSqliteFile(buf);
 }
 
-const fileClient = (path: string): Client => createClient({ url: `file:${path}`, concurrency: 1, timeout: 5000 } as Parameters<typeof createClient>[0]);
+const fileClient = (path: string): Client =>
+  createClient({ url: `file:${path}`, concurrency: 1, timeout: 5000 } as Parameters<typeof createClient>[0]);
 
 /** A Conn over a SQLite file outside the panel (a snapshot being written, an upload being read). */
 function fileConn(path: string): Connection {
@@ -73,8 +123,9 @@ async function bulkLoad(path: string, load: (c: Conn) => Promise<unknown>): Prom
   const client = fileClient(path);
   try {
     for (const p of ['journal_mode=OFF', 'synchronous=OFF', 'cache_size=-65536']) await client.execute(`PRAGMA ${p}`);
-    const indexes = (await client.execute(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)).rows
-      .map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+    const indexes = (
+      await client.execute(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+    ).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
     for (const i of indexes) await client.execute(`DROP INDEX ${quoteIdent(i.name)}`);
     await load(libsqlConnection(drizzleLibsql(client, { schema: sqliteSchema }), path, async () => {}));
     for (const i of indexes) await client.execute(i.sql);
@@ -115,16 +166,22 @@ async function inspect(path: string): Promise<Kind> {
     }
     if (check !== 'ok') throw new DomainError(`db: the database file is damaged (${check.slice(0, 200)})`);
     const names = new Set(await tableNames(client));
-    if (!names.has('__drizzle_migrations') && XUI_TABLES.every((t) => names.has(t))
-      && (await columnNames(client, 'client_traffics')).includes('inbound_id')) {
+    if (
+      !names.has('__drizzle_migrations') &&
+      XUI_TABLES.every((t) => names.has(t)) &&
+      (await columnNames(client, 'client_traffics')).includes('inbound_id')
+    ) {
       return { kind: 'x-ui', tables: XUI_READ.filter((t) => names.has(t)) };
     }
     const missing = REQUIRED_TABLES.filter((t) => !names.has(t));
-    if (missing.length) throw new DomainError(`db: not a database of this panel or of 3x-ui (missing tables: ${missing.join(', ')})`);
+    if (missing.length)
+      throw new DomainError(`db: not a database of this panel or of 3x-ui (missing tables: ${missing.join(', ')})`);
     const [row] = (await client.execute('SELECT MAX(created_at) AS at FROM __drizzle_migrations')).rows;
     const at = Number(row?.at ?? 0);
     if (at > latestKnownMigration()) {
-      throw new DomainError('db: the file comes from a newer version of this panel (its schema has migrations this version does not know); update the panel first, nothing was changed');
+      throw new DomainError(
+        'db: the file comes from a newer version of this panel (its schema has migrations this version does not know); update the panel first, nothing was changed',
+      );
     }
     return { kind: 'panel' };
   } finally {
@@ -158,7 +215,9 @@ async function writePanelFile(path: string, p: ConvertedPanel): Promise<void> {
     };
     await conn.tx(async (c) => {
       await chunks(p.users, (r) => c.db.insert(t.users).values(r));
-      await chunks(p.settings, (r) => c.db.insert(t.settings).values(r.map((s) => ({ key: s.key, value: JSON.stringify(s.value) }))));
+      await chunks(p.settings, (r) =>
+        c.db.insert(t.settings).values(r.map((s) => ({ key: s.key, value: JSON.stringify(s.value) }))),
+      );
       await chunks(p.apiTokens, (r) => c.db.insert(t.apiTokens).values(r));
       await chunks(p.nodes, (r) => c.db.insert(t.nodes).values(r));
       await chunks(p.inbounds, (r) => c.db.insert(t.inbounds).values(r));
@@ -202,13 +261,20 @@ export function backupRepo(c: Conn): BackupRepo {
       chmodSync(tmp, 0o600);
       renameSync(tmp, path);
     } catch (err) {
-      for (const f of [tmp, `${tmp}-journal`]) { try { unlinkSync(f); } catch { /* gone */ } }
+      for (const f of [tmp, `${tmp}-journal`]) {
+        try {
+          unlinkSync(f);
+        } catch {
+          /* gone */
+        }
+      }
       throw err;
     }
   };
 
   const restoreFile = async (source: string, opts: RestoreOptions = {}): Promise<RestoreResult> => {
-    if (c.dialect === 'sqlite' && !(await mainFile())) throw new DomainError('the panel database is in memory: nothing to restore into');
+    if (c.dialect === 'sqlite' && !(await mainFile()))
+      throw new DomainError('the panel database is in memory: nothing to restore into');
     const t = tempDir();
     try {
       let upload = join(t.dir, 'upload.db');
@@ -221,11 +287,19 @@ export function backupRepo(c: Conn): BackupRepo {
       const kind = await inspect(upload);
       let conversion: Omit<RestoreResult, 'tables' | 'rows'> = { format: 'panel', skipped: [], converted: {} };
       if (kind.kind === 'x-ui') {
-        if (!opts.convertForeign) throw new DomainError('db: this is a 3x-ui database; it can only be imported through importDB or `panel db import`');
+        if (!opts.convertForeign)
+          throw new DomainError(
+            'db: this is a 3x-ui database; it can only be imported through importDB or `panel db import`',
+          );
         const r = await opts.convertForeign(await readForeign(upload, kind.tables));
         upload = join(t.dir, 'converted.db');
         await writePanelFile(upload, r.panel);
-        conversion = { format: 'x-ui', skipped: r.skipped, converted: r.converted, newAdminPassword: r.newAdminPassword };
+        conversion = {
+          format: 'x-ui',
+          skipped: r.skipped,
+          converted: r.converted,
+          newAdminPassword: r.newAdminPassword,
+        };
       } else {
         try {
           await runMigrations(`file:${upload}`);
@@ -241,9 +315,11 @@ export function backupRepo(c: Conn): BackupRepo {
       } catch (err) {
         if (err instanceof DomainError) throw err;
         const msg = (err as Error).message;
-        throw new DomainError(/FOREIGN KEY|foreign key/i.test(msg)
-          ? 'db: the uploaded data has broken references; nothing was changed'
-          : `db: restore failed, nothing was changed: ${msg.slice(0, 300)}`);
+        throw new DomainError(
+          /FOREIGN KEY|foreign key/i.test(msg)
+            ? 'db: the uploaded data has broken references; nothing was changed'
+            : `db: restore failed, nothing was changed: ${msg.slice(0, 300)}`,
+        );
       } finally {
         await from.close();
       }

@@ -4,7 +4,12 @@
 import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { ClientsRepo, NewClient } from '../../domain/ports/clients-store.js';
 import type {
-  BucketParams, ClientFull, ClientRecord, ClientSlim, ClientTrafficView, ClientWrite,
+  BucketParams,
+  ClientFull,
+  ClientRecord,
+  ClientSlim,
+  ClientTrafficView,
+  ClientWrite,
 } from '../../domain/clients/model.js';
 import type { CatalogRow } from '../../domain/clients/catalog.js';
 import type { Conn } from '../conn.js';
@@ -30,9 +35,26 @@ const n = (v: unknown): number => Number(v ?? 0);
 const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 
 type ClientRow = {
-  id: number; email: string; subId: string; uuid: string; password: string; auth: string; flow: string;
-  security: string; method: string; totalGB: number; expiryTime: number; enable: boolean; limitIp: number;
-  tgId: number; comment: string; group: string; reverse: string | null; reset: number; createdAt: number; updatedAt: number;
+  id: number;
+  email: string;
+  subId: string;
+  uuid: string;
+  password: string;
+  auth: string;
+  flow: string;
+  security: string;
+  method: string;
+  totalGB: number;
+  expiryTime: number;
+  enable: boolean;
+  limitIp: number;
+  tgId: number;
+  comment: string;
+  group: string;
+  reverse: string | null;
+  reset: number;
+  createdAt: number;
+  updatedAt: number;
 };
 
 export function parseReverse(text: string | null): { tag: string } | null {
@@ -47,20 +69,61 @@ export function parseReverse(text: string | null): { tag: string } | null {
 
 export const toClient = (r: ClientRow): ClientRecord => ({ ...r, reverse: parseReverse(r.reverse) });
 
-export const toRow = (w: ClientWrite) => ({ ...w, reverse: w.reverse && w.reverse.tag ? JSON.stringify({ tag: w.reverse.tag }) : null });
+export const toRow = (w: ClientWrite) => ({
+  ...w,
+  reverse: w.reverse && w.reverse.tag ? JSON.stringify({ tag: w.reverse.tag }) : null,
+});
 
 /**
  * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
  * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
  */
-const CLIENT_COLS = ['email', 'sub_id', 'uuid', 'password', 'auth', 'flow', 'security', 'method', 'total_bytes', 'expiry_time',
-  'enable', 'limit_ip', 'tg_id', 'comment', 'group_name', 'reverse', 'reset_days', 'created_at', 'updated_at'];
+const CLIENT_COLS = [
+  'email',
+  'sub_id',
+  'uuid',
+  'password',
+  'auth',
+  'flow',
+  'security',
+  'method',
+  'total_bytes',
+  'expiry_time',
+  'enable',
+  'limit_ip',
+  'tg_id',
+  'comment',
+  'group_name',
+  'reverse',
+  'reset_days',
+  'created_at',
+  'updated_at',
+];
 
 /** A client's values in CLIENT_COLS order, for the raw statements. */
 const rowArgs = (w: ClientWrite): unknown[] => {
   const r = toRow(w);
-  return [r.email, r.subId, r.uuid, r.password, r.auth, r.flow, r.security, r.method, r.totalGB, r.expiryTime, r.enable,
-    r.limitIp, r.tgId, r.comment, r.group, r.reverse, r.reset, r.createdAt, r.updatedAt];
+  return [
+    r.email,
+    r.subId,
+    r.uuid,
+    r.password,
+    r.auth,
+    r.flow,
+    r.security,
+    r.method,
+    r.totalGB,
+    r.expiryTime,
+    r.enable,
+    r.limitIp,
+    r.tgId,
+    r.comment,
+    r.group,
+    r.reverse,
+    r.reset,
+    r.createdAt,
+    r.updatedAt,
+  ];
 };
 
 /** `col = ?, …` over CLIENT_COLS. */
@@ -71,14 +134,20 @@ const SET_ALL = CLIENT_COLS.map((col) => `${col} = ?`).join(', ');
  * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
  * Raw multi-row statements: this is the 10,000-client bulkCreate path.
  */
-export async function insertClientsTx(tx: Conn, items: NewClient[]): Promise<{ created: Map<string, number>; taken: string[] }> {
+export async function insertClientsTx(
+  tx: Conn,
+  items: NewClient[],
+): Promise<{ created: Map<string, number>; taken: string[] }> {
   const created = new Map<string, number>();
   for (const part of chunk(items, CLIENT_CHUNK)) {
     const args: unknown[] = [];
     for (const { row: w } of part) args.push(...rowArgs(w));
-    const rows = await raw<{ id: unknown; email: string }>(tx,
+    const rows = await raw<{ id: unknown; email: string }>(
+      tx,
       `INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(part.length, CLIENT_COLS.length)}
-       ON CONFLICT (email) DO NOTHING RETURNING id, email`, args);
+       ON CONFLICT (email) DO NOTHING RETURNING id, email`,
+      args,
+    );
     for (const r of rows) created.set(r.email, Number(r.id));
   }
   const taken = items.filter((i) => !created.has(i.row.email)).map((i) => i.row.email);
@@ -91,13 +160,21 @@ export async function insertClientsTx(tx: Conn, items: NewClient[]): Promise<{ c
   const LINK_ROWS = KEY_CHUNK * 2;
   for (let k = 0; k < links.length; k += LINK_ROWS * 2) {
     const part = links.slice(k, k + LINK_ROWS * 2);
-    await raw(tx, `INSERT INTO client_inbounds (client_id, inbound_id) VALUES ${placeholders(part.length / 2, 2)} ON CONFLICT DO NOTHING`, part);
+    await raw(
+      tx,
+      `INSERT INTO client_inbounds (client_id, inbound_id) VALUES ${placeholders(part.length / 2, 2)} ON CONFLICT DO NOTHING`,
+      part,
+    );
   }
   const emails = [...created.keys()];
   for (const part of chunk(emails, KEY_CHUNK)) {
     // Counters kept from an earlier client of the same email (keepTraffic) survive; the auto-disable flag is cleared.
-    await raw(tx, `INSERT INTO client_traffics (email) VALUES ${placeholders(part.length, 1)}
-      ON CONFLICT (email) DO UPDATE SET enable = TRUE`, part);
+    await raw(
+      tx,
+      `INSERT INTO client_traffics (email) VALUES ${placeholders(part.length, 1)}
+      ON CONFLICT (email) DO UPDATE SET enable = TRUE`,
+      part,
+    );
     await raw(tx, `DELETE FROM client_tombstones WHERE email IN (${part.map(() => '?').join(',')})`, part);
   }
   return { created, taken };
@@ -115,14 +192,26 @@ function deletable(p: BucketParams): SQL {
 }
 
 /** The catalog's columns (CatalogRow order, attachments apart). */
-const CATALOG_COLS = ['c.id', 'c.email', 'c.sub_id', 'c.comment', 'c.group_name', 'c.enable', 'c.total_bytes', 'c.expiry_time',
-  'COALESCE(ct.up, 0) + COALESCE(ct.down, 0)', 'COALESCE(ct.enable, TRUE)', 'COALESCE(ct.last_online, 0)'];
+const CATALOG_COLS = [
+  'c.id',
+  'c.email',
+  'c.sub_id',
+  'c.comment',
+  'c.group_name',
+  'c.enable',
+  'c.total_bytes',
+  'c.expiry_time',
+  'COALESCE(ct.up, 0) + COALESCE(ct.down, 0)',
+  'COALESCE(ct.enable, TRUE)',
+  'COALESCE(ct.last_online, 0)',
+];
 
 /** A column of many rows as one JSON array (see raw.ts jsonRows for why). */
 export async function jsonColumn<T = string>(c: Conn, expr: SQL, from: SQL, where: SQL, orderBy: SQL): Promise<T[]> {
-  const q = c.dialect === 'sqlite'
-    ? sql`SELECT json_group_array(v) AS j FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where} ORDER BY ${orderBy})`
-    : sql`SELECT COALESCE(json_agg(${expr} ORDER BY ${orderBy}), '[]'::json)::text AS j FROM ${from} WHERE ${where}`;
+  const q =
+    c.dialect === 'sqlite'
+      ? sql`SELECT json_group_array(v) AS j FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where} ORDER BY ${orderBy})`
+      : sql`SELECT COALESCE(json_agg(${expr} ORDER BY ${orderBy}), '[]'::json)::text AS j FROM ${from} WHERE ${where}`;
   const [row] = await c.all<{ j: string }>(q);
   return row?.j ? (JSON.parse(row.j) as T[]) : [];
 }
@@ -144,7 +233,10 @@ export function clientsRepo(c: Conn): ClientsRepo {
   async function attachmentsOf(ids: number[]): Promise<Map<number, number[]>> {
     const map = new Map<number, number[]>();
     for (const part of chunk(ids, KEY_CHUNK)) {
-      const rows = await c.db.select().from(clientInbounds).where(inArray(clientInbounds.clientId, part))
+      const rows = await c.db
+        .select()
+        .from(clientInbounds)
+        .where(inArray(clientInbounds.clientId, part))
         .orderBy(asc(clientInbounds.clientId), asc(clientInbounds.inboundId));
       for (const r of rows) {
         let list = map.get(r.clientId);
@@ -178,23 +270,57 @@ export function clientsRepo(c: Conn): ClientsRepo {
     const rows = (await c.db.select().from(clients).where(inArray(clients.id, ids))).map(toClient);
     const full = await withDetails(rows);
     const byId = new Map(full.map((f) => [f.id, f]));
-    return ids.map((id) => byId.get(id)).filter((f): f is ClientFull => !!f).map((f) => ({
-      email: f.email, subId: f.subId, enable: f.enable, totalGB: f.totalGB, expiryTime: f.expiryTime, limitIp: f.limitIp,
-      reset: f.reset, comment: f.comment, group: f.group, inboundIds: f.inboundIds, traffic: f.traffic,
-      createdAt: f.createdAt, updatedAt: f.updatedAt,
-    }));
+    return ids
+      .map((id) => byId.get(id))
+      .filter((f): f is ClientFull => !!f)
+      .map((f) => ({
+        email: f.email,
+        subId: f.subId,
+        enable: f.enable,
+        totalGB: f.totalGB,
+        expiryTime: f.expiryTime,
+        limitIp: f.limitIp,
+        reset: f.reset,
+        comment: f.comment,
+        group: f.group,
+        inboundIds: f.inboundIds,
+        traffic: f.traffic,
+        createdAt: f.createdAt,
+        updatedAt: f.updatedAt,
+      }));
   }
 
   /** Catalog rows of the clients `where` selects (over `c`), with their attachments. */
   async function catalogRead(where: string, args: unknown[]): Promise<CatalogRow[]> {
-    const rows = await jsonRows(c, CATALOG_COLS, `clients c LEFT JOIN client_traffics ct ON ct.email = c.email WHERE ${where}`, 'c.id', args);
+    const rows = await jsonRows(
+      c,
+      CATALOG_COLS,
+      `clients c LEFT JOIN client_traffics ct ON ct.email = c.email WHERE ${where}`,
+      'c.id',
+      args,
+    );
     if (rows.length === 0) return [];
-    const links = await jsonRows(c, ['ci.client_id', 'ci.inbound_id'], `client_inbounds ci JOIN clients c ON c.id = ci.client_id WHERE ${where}`,
-      'ci.client_id, ci.inbound_id', args);
+    const links = await jsonRows(
+      c,
+      ['ci.client_id', 'ci.inbound_id'],
+      `client_inbounds ci JOIN clients c ON c.id = ci.client_id WHERE ${where}`,
+      'ci.client_id, ci.inbound_id',
+      args,
+    );
     const att = byClient(links);
     return rows.map((r) => ({
-      id: n(r[0]), email: r[1] as string, subId: r[2] as string, comment: r[3] as string, group: r[4] as string, enable: b(r[5]),
-      totalGB: n(r[6]), expiryTime: n(r[7]), used: n(r[8]), trafficEnable: b(r[9]), lastOnline: n(r[10]), inboundIds: att.get(n(r[0])) ?? [],
+      id: n(r[0]),
+      email: r[1] as string,
+      subId: r[2] as string,
+      comment: r[3] as string,
+      group: r[4] as string,
+      enable: b(r[5]),
+      totalGB: n(r[6]),
+      expiryTime: n(r[7]),
+      used: n(r[8]),
+      trafficEnable: b(r[9]),
+      lastOnline: n(r[10]),
+      inboundIds: att.get(n(r[0])) ?? [],
     }));
   }
 
@@ -219,26 +345,76 @@ export function clientsRepo(c: Conn): ClientsRepo {
     },
 
     async listFull() {
-      const rows = await jsonRows(c, [
-        'c.id', 'c.email', 'c.sub_id', 'c.uuid', 'c.password', 'c.auth', 'c.flow', 'c.security', 'c.method', 'c.total_bytes',
-        'c.expiry_time', 'c.enable', 'c.limit_ip', 'c.tg_id', 'c.comment', 'c.group_name', 'c.reverse', 'c.reset_days', 'c.created_at',
-        'c.updated_at', 'ct.up', 'ct.down', 'ct.enable', 'ct.last_online',
-      ], 'clients c LEFT JOIN client_traffics ct ON ct.email = c.email', 'c.id');
+      const rows = await jsonRows(
+        c,
+        [
+          'c.id',
+          'c.email',
+          'c.sub_id',
+          'c.uuid',
+          'c.password',
+          'c.auth',
+          'c.flow',
+          'c.security',
+          'c.method',
+          'c.total_bytes',
+          'c.expiry_time',
+          'c.enable',
+          'c.limit_ip',
+          'c.tg_id',
+          'c.comment',
+          'c.group_name',
+          'c.reverse',
+          'c.reset_days',
+          'c.created_at',
+          'c.updated_at',
+          'ct.up',
+          'ct.down',
+          'ct.enable',
+          'ct.last_online',
+        ],
+        'clients c LEFT JOIN client_traffics ct ON ct.email = c.email',
+        'c.id',
+      );
       const links = await jsonRows(c, ['client_id', 'inbound_id'], 'client_inbounds', 'client_id, inbound_id');
       const att = byClient(links);
       return rows.map((r) => ({
-        id: n(r[0]), email: r[1] as string, subId: r[2] as string, uuid: r[3] as string, password: r[4] as string, auth: r[5] as string,
-        flow: r[6] as string, security: r[7] as string, method: r[8] as string, totalGB: n(r[9]), expiryTime: n(r[10]), enable: b(r[11]),
-        limitIp: n(r[12]), tgId: n(r[13]), comment: r[14] as string, group: r[15] as string, reverse: parseReverse(r[16] as string | null),
-        reset: n(r[17]), createdAt: n(r[18]), updatedAt: n(r[19]),
+        id: n(r[0]),
+        email: r[1] as string,
+        subId: r[2] as string,
+        uuid: r[3] as string,
+        password: r[4] as string,
+        auth: r[5] as string,
+        flow: r[6] as string,
+        security: r[7] as string,
+        method: r[8] as string,
+        totalGB: n(r[9]),
+        expiryTime: n(r[10]),
+        enable: b(r[11]),
+        limitIp: n(r[12]),
+        tgId: n(r[13]),
+        comment: r[14] as string,
+        group: r[15] as string,
+        reverse: parseReverse(r[16] as string | null),
+        reset: n(r[17]),
+        createdAt: n(r[18]),
+        updatedAt: n(r[19]),
         inboundIds: att.get(n(r[0])) ?? [],
-        traffic: { up: n(r[20]), down: n(r[21]), enable: r[22] === null || r[22] === undefined ? true : b(r[22]), lastOnline: n(r[23]) },
+        traffic: {
+          up: n(r[20]),
+          down: n(r[21]),
+          enable: r[22] === null || r[22] === undefined ? true : b(r[22]),
+          lastOnline: n(r[23]),
+        },
       }));
     },
 
     async inboundIdsOf(clientId) {
-      const rows = await c.db.select({ id: clientInbounds.inboundId }).from(clientInbounds)
-        .where(eq(clientInbounds.clientId, clientId)).orderBy(asc(clientInbounds.inboundId));
+      const rows = await c.db
+        .select({ id: clientInbounds.inboundId })
+        .from(clientInbounds)
+        .where(eq(clientInbounds.clientId, clientId))
+        .orderBy(asc(clientInbounds.inboundId));
       return rows.map((r) => r.id);
     },
 
@@ -251,12 +427,16 @@ export function clientsRepo(c: Conn): ClientsRepo {
           ? `ci AS (INSERT INTO client_inbounds (client_id, inbound_id) SELECT i.id, v.x FROM i, (VALUES ${ids.map(() => '(?::integer)').join(',')}) v(x)
               ON CONFLICT DO NOTHING),`
           : '';
-        const [created] = await raw<{ id: unknown }>(c, `WITH i AS (INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(1, CLIENT_COLS.length)}
+        const [created] = await raw<{ id: unknown }>(
+          c,
+          `WITH i AS (INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(1, CLIENT_COLS.length)}
             ON CONFLICT (email) DO NOTHING RETURNING id, email),
           ${links}
           ct AS (INSERT INTO client_traffics (email) SELECT email FROM i ON CONFLICT (email) DO UPDATE SET enable = TRUE),
           ts AS (DELETE FROM client_tombstones WHERE email IN (SELECT email FROM i))
-          SELECT id FROM i`, [...rowArgs(row), ...ids]);
+          SELECT id FROM i`,
+          [...rowArgs(row), ...ids],
+        );
         return created ? { ...row, id: n(created.id) } : null;
       }
       const res = await c.tx((tx) => insertClientsTx(tx, [{ row, inboundIds }]));
@@ -275,18 +455,28 @@ export function clientsRepo(c: Conn): ClientsRepo {
       if (c.dialect === 'pg' && row.email === oldEmail) {
         // Same email on PostgreSQL: ONE statement (the row update and the counter upsert as a data-modifying CTE),
         // atomic without BEGIN/COMMIT round trips. No row from the CTE means the client is gone.
-        const [t] = await raw<Record<string, unknown>>(c, `WITH u AS (UPDATE clients SET ${SET_ALL} WHERE id = ? RETURNING email)
+        const [t] = await raw<Record<string, unknown>>(
+          c,
+          `WITH u AS (UPDATE clients SET ${SET_ALL} WHERE id = ? RETURNING email)
           INSERT INTO client_traffics (email) SELECT email FROM u
           ON CONFLICT (email) DO UPDATE SET enable = CASE WHEN ? THEN TRUE ELSE client_traffics.enable END
-          RETURNING up, down, enable, last_online`, [...rowArgs(row), id, row.enable]);
+          RETURNING up, down, enable, last_online`,
+          [...rowArgs(row), id, row.enable],
+        );
         if (!t) return { outcome: 'missing' as const };
-        return { outcome: 'ok' as const, traffic: { up: n(t.up), down: n(t.down), enable: b(t.enable), lastOnline: n(t.last_online) } };
+        return {
+          outcome: 'ok' as const,
+          traffic: { up: n(t.up), down: n(t.down), enable: b(t.enable), lastOnline: n(t.last_online) },
+        };
       }
       try {
         return await c.tx(async (tx) => {
           const db = tx.db;
           if (row.email !== oldEmail) {
-            const [other] = await db.select({ id: clients.id }).from(clients).where(and(eq(clients.email, row.email), ne(clients.id, id)));
+            const [other] = await db
+              .select({ id: clients.id })
+              .from(clients)
+              .where(and(eq(clients.email, row.email), ne(clients.id, id)));
             if (other) return { outcome: 'email-taken' as const };
           }
           const res = await raw(tx, `UPDATE clients SET ${SET_ALL} WHERE id = ? RETURNING id`, [...rowArgs(row), id]);
@@ -300,9 +490,13 @@ export function clientsRepo(c: Conn): ClientsRepo {
             await db.delete(clientTombstones).where(eq(clientTombstones.email, row.email));
           }
           // Enabling by the operator also clears the auto-disable flag; one statement that returns the counters.
-          const [t] = await raw<Record<string, unknown>>(tx, `INSERT INTO client_traffics (email) VALUES (?)
+          const [t] = await raw<Record<string, unknown>>(
+            tx,
+            `INSERT INTO client_traffics (email) VALUES (?)
             ON CONFLICT (email) DO UPDATE SET enable = CASE WHEN ? THEN TRUE ELSE client_traffics.enable END
-            RETURNING up, down, enable, last_online`, [row.email, row.enable]);
+            RETURNING up, down, enable, last_online`,
+            [row.email, row.enable],
+          );
           return {
             outcome: 'ok' as const,
             traffic: { up: n(t?.up), down: n(t?.down), enable: t ? b(t.enable) : true, lastOnline: n(t?.last_online) },
@@ -320,27 +514,41 @@ export function clientsRepo(c: Conn): ClientsRepo {
       if (c.dialect === 'pg' && unique.length <= KEY_CHUNK) {
         // PostgreSQL: ONE statement (data-modifying CTEs share the snapshot and commit together), no BEGIN/COMMIT.
         const list = unique.map(() => '?').join(',');
-        const rows = await raw<{ email: string }>(c, `WITH d AS (DELETE FROM clients WHERE email IN (${list}) RETURNING id, email),
+        const rows = await raw<{ email: string }>(
+          c,
+          `WITH d AS (DELETE FROM clients WHERE email IN (${list}) RETURNING id, email),
           ci AS (DELETE FROM client_inbounds WHERE client_id IN (SELECT id FROM d)),
           ip AS (DELETE FROM client_ips WHERE email IN (SELECT email FROM d)),
           ${keepTraffic ? '' : 'tr AS (DELETE FROM client_traffics WHERE email IN (SELECT email FROM d)),'}
           ts AS (INSERT INTO client_tombstones (email, deleted_at) SELECT email, ?::bigint FROM d
             ON CONFLICT (email) DO UPDATE SET deleted_at = excluded.deleted_at)
-          SELECT email FROM d`, [...unique, now]);
+          SELECT email FROM d`,
+          [...unique, now],
+        );
         const gone = new Set(rows.map((r) => r.email));
         return unique.filter((e) => gone.has(e)); // in the caller's order, whatever order the DELETE visited rows in
       }
       return c.tx(async (tx) => {
         const deleted: string[] = [];
         for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
-          const rows = await tx.db.delete(clients).where(inArray(clients.email, part)).returning({ id: clients.id, email: clients.email });
+          const rows = await tx.db
+            .delete(clients)
+            .where(inArray(clients.email, part))
+            .returning({ id: clients.id, email: clients.email });
           if (rows.length === 0) continue;
           const gone = rows.map((r) => r.email);
           deleted.push(...gone);
-          await tx.db.delete(clientInbounds).where(inArray(clientInbounds.clientId, rows.map((r) => r.id)));
+          await tx.db.delete(clientInbounds).where(
+            inArray(
+              clientInbounds.clientId,
+              rows.map((r) => r.id),
+            ),
+          );
           await tx.db.delete(clientIps).where(inArray(clientIps.email, gone));
           if (!keepTraffic) await tx.db.delete(clientTraffics).where(inArray(clientTraffics.email, gone));
-          await tx.db.insert(clientTombstones).values(gone.map((email) => ({ email, deletedAt: now })))
+          await tx.db
+            .insert(clientTombstones)
+            .values(gone.map((email) => ({ email, deletedAt: now })))
             .onConflictDoUpdate({ target: clientTombstones.email, set: { deletedAt: now } });
         }
         const gone = new Set(deleted);
@@ -350,16 +558,24 @@ export function clientsRepo(c: Conn): ClientsRepo {
 
     async attach(clientId, inboundIds) {
       if (inboundIds.length === 0) return 0;
-      const res = await c.write((db) => db.insert(clientInbounds).values([...new Set(inboundIds)].map((inboundId) => ({ clientId, inboundId })))
-        .onConflictDoNothing().returning({ id: clientInbounds.inboundId }));
+      const res = await c.write((db) =>
+        db
+          .insert(clientInbounds)
+          .values([...new Set(inboundIds)].map((inboundId) => ({ clientId, inboundId })))
+          .onConflictDoNothing()
+          .returning({ id: clientInbounds.inboundId }),
+      );
       return res.length;
     },
 
     async detach(clientId, inboundIds) {
       if (inboundIds.length === 0) return 0;
-      const res = await c.write((db) => db.delete(clientInbounds)
-        .where(and(eq(clientInbounds.clientId, clientId), inArray(clientInbounds.inboundId, inboundIds)))
-        .returning({ id: clientInbounds.inboundId }));
+      const res = await c.write((db) =>
+        db
+          .delete(clientInbounds)
+          .where(and(eq(clientInbounds.clientId, clientId), inArray(clientInbounds.inboundId, inboundIds)))
+          .returning({ id: clientInbounds.inboundId }),
+      );
       return res.length;
     },
 
@@ -389,8 +605,13 @@ export function clientsRepo(c: Conn): ClientsRepo {
     async resetTraffic(emails) {
       return c.tx(async (tx) => {
         if (emails === 'all') {
-          const [m] = await tx.all<{ n: unknown }>(sql`SELECT COUNT(*) AS n FROM client_traffics WHERE up <> 0 OR down <> 0 OR NOT enable`);
-          await raw(tx, 'UPDATE clients SET enable = TRUE WHERE email IN (SELECT email FROM client_traffics WHERE NOT enable)');
+          const [m] = await tx.all<{ n: unknown }>(
+            sql`SELECT COUNT(*) AS n FROM client_traffics WHERE up <> 0 OR down <> 0 OR NOT enable`,
+          );
+          await raw(
+            tx,
+            'UPDATE clients SET enable = TRUE WHERE email IN (SELECT email FROM client_traffics WHERE NOT enable)',
+          );
           await tx.db.update(clientTraffics).set({ up: 0, down: 0, enable: true });
           return { emails: [], moved: n(m?.n) > 0 };
         }
@@ -401,13 +622,27 @@ export function clientsRepo(c: Conn): ClientsRepo {
           const present = rows.map((r) => r.email);
           if (present.length === 0) continue;
           found.push(...present);
-          await tx.db.insert(clientTraffics).values(present.map((email) => ({ email }))).onConflictDoNothing();
-          const flagged = await tx.db.select({ email: clientTraffics.email, up: clientTraffics.up, down: clientTraffics.down, enable: clientTraffics.enable })
-            .from(clientTraffics).where(inArray(clientTraffics.email, present));
+          await tx.db
+            .insert(clientTraffics)
+            .values(present.map((email) => ({ email })))
+            .onConflictDoNothing();
+          const flagged = await tx.db
+            .select({
+              email: clientTraffics.email,
+              up: clientTraffics.up,
+              down: clientTraffics.down,
+              enable: clientTraffics.enable,
+            })
+            .from(clientTraffics)
+            .where(inArray(clientTraffics.email, present));
           if (flagged.some((f) => f.up !== 0 || f.down !== 0 || !f.enable)) moved = true;
           const disabled = flagged.filter((f) => !f.enable).map((f) => f.email);
-          if (disabled.length) await tx.db.update(clients).set({ enable: true }).where(inArray(clients.email, disabled));
-          await tx.db.update(clientTraffics).set({ up: 0, down: 0, enable: true }).where(inArray(clientTraffics.email, present));
+          if (disabled.length)
+            await tx.db.update(clients).set({ enable: true }).where(inArray(clients.email, disabled));
+          await tx.db
+            .update(clientTraffics)
+            .set({ up: 0, down: 0, enable: true })
+            .where(inArray(clientTraffics.email, present));
         }
         return { emails: found, moved };
       });
@@ -417,7 +652,9 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return c.tx(async (tx) => {
         const [row] = await tx.db.select({ id: clients.id }).from(clients).where(eq(clients.email, email));
         if (!row) return false;
-        await tx.db.insert(clientTraffics).values({ email, up, down })
+        await tx.db
+          .insert(clientTraffics)
+          .values({ email, up, down })
           .onConflictDoUpdate({ target: clientTraffics.email, set: { up, down } });
         return true;
       });
@@ -427,12 +664,23 @@ export function clientsRepo(c: Conn): ClientsRepo {
       if (rows.length === 0) return;
       await c.tx(async (tx) => {
         for (const r of rows) {
-          await tx.db.update(clients).set({ expiryTime: r.expiryTime, totalGB: r.totalGB, updatedAt: now }).where(eq(clients.id, r.id));
+          await tx.db
+            .update(clients)
+            .set({ expiryTime: r.expiryTime, totalGB: r.totalGB, updatedAt: now })
+            .where(eq(clients.id, r.id));
         }
         // Auto-disabled clients that the new limits no longer exhaust are re-enabled.
-        for (const part of chunk(rows.map((r) => r.id), KEY_CHUNK)) {
-          const revived = await tx.all<{ email: string }>(sql`SELECT c.email AS email FROM clients c JOIN client_traffics ct ON ct.email = c.email
-            WHERE c.id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)}) AND NOT c.enable AND NOT ct.enable
+        for (const part of chunk(
+          rows.map((r) => r.id),
+          KEY_CHUNK,
+        )) {
+          const revived = await tx.all<{
+            email: string;
+          }>(sql`SELECT c.email AS email FROM clients c JOIN client_traffics ct ON ct.email = c.email
+            WHERE c.id IN (${sql.join(
+              part.map((id) => sql`${id}`),
+              sql`, `,
+            )}) AND NOT c.enable AND NOT ct.enable
             AND NOT ((c.total_bytes > 0 AND ct.up + ct.down >= c.total_bytes) OR (c.expiry_time > 0 AND c.expiry_time <= ${now}))`);
           const emails = revived.map((r) => r.email);
           if (emails.length === 0) continue;
@@ -447,8 +695,11 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return c.tx(async (tx) => {
         const changed: string[] = [];
         for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
-          const rows = await tx.db.update(clients).set({ group, updatedAt: now })
-            .where(and(inArray(clients.email, part), ne(clients.group, group))).returning({ email: clients.email });
+          const rows = await tx.db
+            .update(clients)
+            .set({ group, updatedAt: now })
+            .where(and(inArray(clients.email, part), ne(clients.group, group)))
+            .returning({ email: clients.email });
           changed.push(...rows.map((r) => r.email));
         }
         return changed;
@@ -456,31 +707,56 @@ export function clientsRepo(c: Conn): ClientsRepo {
     },
 
     async onlines(since) {
-      return jsonColumn(c, sql`ct.email`, sql`client_traffics ct JOIN clients c ON c.email = ct.email`, sql`ct.last_online >= ${since}`, sql`ct.email`);
+      return jsonColumn(
+        c,
+        sql`ct.email`,
+        sql`client_traffics ct JOIN clients c ON c.email = ct.email`,
+        sql`ct.last_online >= ${since}`,
+        sql`ct.email`,
+      );
     },
 
     async lastOnline() {
-      const pairs = await jsonRows(c, ['ct.email', 'ct.last_online'], 'client_traffics ct JOIN clients c ON c.email = ct.email WHERE ct.last_online > 0', 'ct.email');
+      const pairs = await jsonRows(
+        c,
+        ['ct.email', 'ct.last_online'],
+        'client_traffics ct JOIN clients c ON c.email = ct.email WHERE ct.last_online > 0',
+        'ct.email',
+      );
       return Object.fromEntries(pairs.map(([email, t]) => [String(email), Number(t)]));
     },
 
     async ips(email) {
-      const rows = await c.db.select().from(clientIps).where(eq(clientIps.email, email)).orderBy(asc(clientIps.lastSeen), asc(clientIps.ip));
+      const rows = await c.db
+        .select()
+        .from(clientIps)
+        .where(eq(clientIps.email, email))
+        .orderBy(asc(clientIps.lastSeen), asc(clientIps.ip));
       return rows.map((r) => ({ ip: r.ip, lastSeen: r.lastSeen }));
     },
 
     async clearIps(email) {
-      const rows = await c.write((db) => db.delete(clientIps).where(eq(clientIps.email, email)).returning({ ip: clientIps.ip }));
+      const rows = await c.write((db) =>
+        db.delete(clientIps).where(eq(clientIps.email, email)).returning({ ip: clientIps.ip }),
+      );
       return rows.length;
     },
 
     async traffic(email) {
-      const rows = await c.all<Record<string, unknown>>(sql`SELECT c.email AS email, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
+      const rows = await c.all<
+        Record<string, unknown>
+      >(sql`SELECT c.email AS email, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
         c.total_bytes AS total, c.expiry_time AS expiry FROM ${FROM} WHERE c.email = ${email}`);
       // A client deleted with keepTraffic leaves its counters behind: they stay readable (no quota, no expiry).
-      const r = rows[0] ?? (await c.all<Record<string, unknown>>(sql`SELECT email, up, down, 0 AS total, 0 AS expiry
-        FROM client_traffics WHERE email = ${email}`))[0];
-      return r ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) } : null;
+      const r =
+        rows[0] ??
+        (
+          await c.all<Record<string, unknown>>(sql`SELECT email, up, down, 0 AS total, 0 AS expiry
+        FROM client_traffics WHERE email = ${email}`)
+        )[0];
+      return r
+        ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) }
+        : null;
     },
 
     async isTombstoned(email) {

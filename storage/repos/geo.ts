@@ -5,8 +5,17 @@ import type { GeoRecord, GeoType } from '../../domain/geo/model.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
 
-const toGeo = (r: { id: number; type: string; alias: string; url: string; status: string; lastDownload: number }): GeoRecord => ({
-  ...r, type: (r.type === 'geosite' ? 'geosite' : 'geoip') as GeoType, lastDownload: Number(r.lastDownload),
+const toGeo = (r: {
+  id: number;
+  type: string;
+  alias: string;
+  url: string;
+  status: string;
+  lastDownload: number;
+}): GeoRecord => ({
+  ...r,
+  type: (r.type === 'geosite' ? 'geosite' : 'geoip') as GeoType,
+  lastDownload: Number(r.lastDownload),
 });
 
 export function geoRepo(c: Conn): GeoRepo {
@@ -39,11 +48,15 @@ export function geoRepo(c: Conn): GeoRepo {
     },
     async setStatus(id, status, lastDownload) {
       const set = lastDownload === undefined ? { status } : { status, lastDownload };
-      const rows = await c.write((db) => db.update(customGeo).set(set).where(eq(customGeo.id, id)).returning({ id: customGeo.id }));
+      const rows = await c.write((db) =>
+        db.update(customGeo).set(set).where(eq(customGeo.id, id)).returning({ id: customGeo.id }),
+      );
       return rows.length > 0;
     },
     async remove(id) {
-      const rows = await c.write((db) => db.delete(customGeo).where(eq(customGeo.id, id)).returning({ id: customGeo.id }));
+      const rows = await c.write((db) =>
+        db.delete(customGeo).where(eq(customGeo.id, id)).returning({ id: customGeo.id }),
+      );
       return rows.length > 0;
     },
   };

@@ -27,8 +27,11 @@ export function groupsRepo(c: Conn): GroupsRepo {
 
   const repo: GroupsRepo = {
     async list() {
-      const counted = await c.db.select({ name: clients.group, count: sql<number>`COUNT(*)`.mapWith(Number) })
-        .from(clients).where(ne(clients.group, '')).groupBy(clients.group);
+      const counted = await c.db
+        .select({ name: clients.group, count: sql<number>`COUNT(*)`.mapWith(Number) })
+        .from(clients)
+        .where(ne(clients.group, ''))
+        .groupBy(clients.group);
       const stored = await c.db.select({ name: clientGroups.name }).from(clientGroups);
       const merged = new Map<string, number>();
       for (const s of stored) merged.set(s.name, 0);
@@ -46,14 +49,22 @@ export function groupsRepo(c: Conn): GroupsRepo {
       return !!u;
     },
     async emails(name) {
-      const rows = await c.db.select({ email: clients.email }).from(clients).where(eq(clients.group, name)).orderBy(asc(clients.email));
+      const rows = await c.db
+        .select({ email: clients.email })
+        .from(clients)
+        .where(eq(clients.group, name))
+        .orderBy(asc(clients.email));
       return rows.map((r) => r.email);
     },
     async create(name, now) {
       return c.tx(async (tx) => {
         const [u] = await tx.db.select({ id: clients.id }).from(clients).where(eq(clients.group, name)).limit(1);
         if (u) return false;
-        const rows = await tx.db.insert(clientGroups).values({ name, createdAt: now }).onConflictDoNothing().returning({ name: clientGroups.name });
+        const rows = await tx.db
+          .insert(clientGroups)
+          .values({ name, createdAt: now })
+          .onConflictDoNothing()
+          .returning({ name: clientGroups.name });
         return rows.length > 0;
       });
     },
@@ -63,8 +74,12 @@ export function groupsRepo(c: Conn): GroupsRepo {
     async rename(oldName, newName, now) {
       return c.tx(async (tx) => {
         const emails = await relabel(tx, oldName, newName, now);
-        const gone = await tx.db.delete(clientGroups).where(eq(clientGroups.name, oldName)).returning({ name: clientGroups.name });
-        if (gone.length) await tx.db.insert(clientGroups).values({ name: newName, createdAt: now }).onConflictDoNothing();
+        const gone = await tx.db
+          .delete(clientGroups)
+          .where(eq(clientGroups.name, oldName))
+          .returning({ name: clientGroups.name });
+        if (gone.length)
+          await tx.db.insert(clientGroups).values({ name: newName, createdAt: now }).onConflictDoNothing();
         return emails;
       });
     },

@@ -17,8 +17,21 @@ const parse = (text: string): Json => {
 };
 
 type Row = {
-  id: number; userId: number; up: number; down: number; total: number; remark: string; enable: boolean; expiryTime: number;
-  listen: string; port: number; protocol: string; settings: string; streamSettings: string; sniffing: string; tag: string;
+  id: number;
+  userId: number;
+  up: number;
+  down: number;
+  total: number;
+  remark: string;
+  enable: boolean;
+  expiryTime: number;
+  listen: string;
+  port: number;
+  protocol: string;
+  settings: string;
+  streamSettings: string;
+  sniffing: string;
+  tag: string;
   nodeId: number | null;
 };
 
@@ -60,15 +73,22 @@ export function inboundsRepo(c: Conn): InboundsRepo {
       return out.sort((a, b) => a.id - b.id);
     },
     async ofClient(clientId) {
-      const rows = await c.db.select({ ib: inbounds }).from(clientInbounds).innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
-        .where(eq(clientInbounds.clientId, clientId)).orderBy(asc(inbounds.id));
+      const rows = await c.db
+        .select({ ib: inbounds })
+        .from(clientInbounds)
+        .innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
+        .where(eq(clientInbounds.clientId, clientId))
+        .orderBy(asc(inbounds.id));
       return rows.map((r) => toInbound(r.ib));
     },
     async byPort(port) {
-      return (await c.db.select().from(inbounds).where(eq(inbounds.port, port)).orderBy(asc(inbounds.id))).map(toInbound);
+      return (await c.db.select().from(inbounds).where(eq(inbounds.port, port)).orderBy(asc(inbounds.id))).map(
+        toInbound,
+      );
     },
     async tagTaken(tag, exceptId) {
-      const where = exceptId === undefined ? eq(inbounds.tag, tag) : and(eq(inbounds.tag, tag), ne(inbounds.id, exceptId));
+      const where =
+        exceptId === undefined ? eq(inbounds.tag, tag) : and(eq(inbounds.tag, tag), ne(inbounds.id, exceptId));
       const [row] = await c.db.select({ id: inbounds.id }).from(inbounds).where(where);
       return !!row;
     },
@@ -100,33 +120,79 @@ export function inboundsRepo(c: Conn): InboundsRepo {
       });
     },
     async setEnable(id, enable) {
-      const res = await c.write((db) => db.update(inbounds).set({ enable }).where(eq(inbounds.id, id)).returning({ id: inbounds.id }));
+      const res = await c.write((db) =>
+        db.update(inbounds).set({ enable }).where(eq(inbounds.id, id)).returning({ id: inbounds.id }),
+      );
       return res.length > 0;
     },
     async resetTraffic(id) {
-      const res = await c.write((db) => (id === 'all'
-        ? db.update(inbounds).set({ up: 0, down: 0 }).returning({ id: inbounds.id })
-        : db.update(inbounds).set({ up: 0, down: 0 }).where(eq(inbounds.id, id)).returning({ id: inbounds.id })));
+      const res = await c.write((db) =>
+        id === 'all'
+          ? db.update(inbounds).set({ up: 0, down: 0 }).returning({ id: inbounds.id })
+          : db.update(inbounds).set({ up: 0, down: 0 }).where(eq(inbounds.id, id)).returning({ id: inbounds.id }),
+      );
       return res.length;
     },
     async attachedClients(ids) {
       if (ids !== 'all' && ids.length === 0) return [];
       // One JSON value for all rows: an inbound may hold tens of thousands of clients (see jsonRows).
       const where = ids === 'all' ? '' : ` WHERE ci.inbound_id IN (${ids.map(() => '?').join(',')})`;
-      const rows = await jsonRows(c, [
-        'ci.inbound_id', 'cl.id', 'cl.email', 'cl.sub_id', 'cl.uuid', 'cl.password', 'cl.auth', 'cl.flow', 'cl.security', 'cl.method',
-        'cl.total_bytes', 'cl.expiry_time', 'cl.enable', 'cl.limit_ip', 'cl.tg_id', 'cl.comment', 'cl.group_name', 'cl.reverse',
-        'cl.reset_days', 'cl.created_at', 'cl.updated_at', 'ct.up', 'ct.down', 'ct.enable', 'ct.last_online',
-      ], `client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email${where}`,
-      'ci.inbound_id, cl.id', ids === 'all' ? [] : ids);
+      const rows = await jsonRows(
+        c,
+        [
+          'ci.inbound_id',
+          'cl.id',
+          'cl.email',
+          'cl.sub_id',
+          'cl.uuid',
+          'cl.password',
+          'cl.auth',
+          'cl.flow',
+          'cl.security',
+          'cl.method',
+          'cl.total_bytes',
+          'cl.expiry_time',
+          'cl.enable',
+          'cl.limit_ip',
+          'cl.tg_id',
+          'cl.comment',
+          'cl.group_name',
+          'cl.reverse',
+          'cl.reset_days',
+          'cl.created_at',
+          'cl.updated_at',
+          'ct.up',
+          'ct.down',
+          'ct.enable',
+          'ct.last_online',
+        ],
+        `client_inbounds ci JOIN clients cl ON cl.id = ci.client_id LEFT JOIN client_traffics ct ON ct.email = cl.email${where}`,
+        'ci.inbound_id, cl.id',
+        ids === 'all' ? [] : ids,
+      );
       return rows.map((r) => ({
         inboundId: Number(r[0]),
         client: {
-          id: Number(r[1]), email: r[2] as string, subId: r[3] as string, uuid: r[4] as string, password: r[5] as string,
-          auth: r[6] as string, flow: r[7] as string, security: r[8] as string, method: r[9] as string,
-          totalGB: Number(r[10]), expiryTime: Number(r[11]), enable: sqlBool(r[12]), limitIp: Number(r[13]),
-          tgId: Number(r[14]), comment: r[15] as string, group: r[16] as string, reverse: parseReverse(r[17] as string | null),
-          reset: Number(r[18]), createdAt: Number(r[19]), updatedAt: Number(r[20]),
+          id: Number(r[1]),
+          email: r[2] as string,
+          subId: r[3] as string,
+          uuid: r[4] as string,
+          password: r[5] as string,
+          auth: r[6] as string,
+          flow: r[7] as string,
+          security: r[8] as string,
+          method: r[9] as string,
+          totalGB: Number(r[10]),
+          expiryTime: Number(r[11]),
+          enable: sqlBool(r[12]),
+          limitIp: Number(r[13]),
+          tgId: Number(r[14]),
+          comment: r[15] as string,
+          group: r[16] as string,
+          reverse: parseReverse(r[17] as string | null),
+          reset: Number(r[18]),
+          createdAt: Number(r[19]),
+          updatedAt: Number(r[20]),
         },
         up: Number(r[21] ?? 0),
         down: Number(r[22] ?? 0),
@@ -140,7 +206,10 @@ export function inboundsRepo(c: Conn): InboundsRepo {
     async clientEntriesJson(inboundId, project, emails) {
       if (emails.length === 0) return [];
       const text = c.dialect === 'pg' ? pgEntriesSql(inboundId, project) : sqliteEntriesSql(project);
-      const rows = await raw<{ id: unknown; e: string; j: string; d: unknown }>(c, text, [inboundId, JSON.stringify(emails)]);
+      const rows = await raw<{ id: unknown; e: string; j: string; d: unknown }>(c, text, [
+        inboundId,
+        JSON.stringify(emails),
+      ]);
       return rows.map((r) => ({
         id: Number(r.id),
         // SQLite gives the email as stored, PostgreSQL as JSON text (the value its entry shows)
@@ -150,13 +219,20 @@ export function inboundsRepo(c: Conn): InboundsRepo {
       }));
     },
     async fallbacks(masterId) {
-      return c.db.select().from(fallbacks).where(eq(fallbacks.masterId, masterId)).orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
+      return c.db
+        .select()
+        .from(fallbacks)
+        .where(eq(fallbacks.masterId, masterId))
+        .orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
     },
     async replaceFallbacks(masterId, rules) {
       return c.tx(async (tx) => {
         await tx.db.delete(fallbacks).where(eq(fallbacks.masterId, masterId));
         if (rules.length) await tx.db.insert(fallbacks).values(rules.map((r) => ({ ...r, masterId })));
-        return tx.db.select().from(fallbacks).where(eq(fallbacks.masterId, masterId))
+        return tx.db
+          .select()
+          .from(fallbacks)
+          .where(eq(fallbacks.masterId, masterId))
           .orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id)) as Promise<FallbackRule[]>;
       });
     },
@@ -172,14 +248,23 @@ export function inboundsRepo(c: Conn): InboundsRepo {
           const emails = newClients.map((x) => x.email);
           const existing = new Map<string, number>();
           for (const part of chunk(emails, 2000)) {
-            const rows = await tx.db.select({ id: clients.id, email: clients.email }).from(clients).where(inArray(clients.email, part));
+            const rows = await tx.db
+              .select({ id: clients.id, email: clients.email })
+              .from(clients)
+              .where(inArray(clients.email, part));
             for (const r of rows) existing.set(r.email, r.id);
           }
           const fresh = newClients.filter((x) => !existing.has(x.email));
-          const res = await insertClientsTx(tx, fresh.map((row) => ({ row: { ...row, createdAt: now, updatedAt: now }, inboundIds: [inbound.id] })));
+          const res = await insertClientsTx(
+            tx,
+            fresh.map((row) => ({ row: { ...row, createdAt: now, updatedAt: now }, inboundIds: [inbound.id] })),
+          );
           // Emails a concurrent request created meanwhile are attached like any existing client.
           for (const part of chunk(res.taken, 2000)) {
-            const rows = await tx.db.select({ id: clients.id, email: clients.email }).from(clients).where(inArray(clients.email, part));
+            const rows = await tx.db
+              .select({ id: clients.id, email: clients.email })
+              .from(clients)
+              .where(inArray(clients.email, part));
             for (const r of rows) existing.set(r.email, r.id);
           }
           const links = [...existing.values()].map((clientId) => ({ clientId, inboundId: inbound.id }));
@@ -220,13 +305,21 @@ const ID_SPAN = 2 ** 31;
  * Memoize node that never hits (ids are unique); on an analyzed copy of the 100k benchmark database the two cost
  * ~20% more CPU.
  */
-async function pgAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
+async function pgAttachedJson(
+  c: Conn,
+  inboundId: number,
+  project: AttachedJsonProjection,
+  withClients: boolean,
+): Promise<AttachedJson> {
   const text = pgAttachedSql(inboundId, project, withClients);
   // $1 the inbound, $2/$3 the client id range [from, to)
-  const read = (from: number, to: number) => (c.inTx
-    ? raw<Half>(c, text, [inboundId, from, to])
-    : withPlannerSettings(c, { jit: 'off', enable_memoize: 'off' }, (tx) => raw<Half>(tx, text, [inboundId, from, to]))
-  ).then((rows) => rows[0]!);
+  const read = (from: number, to: number) =>
+    (c.inTx
+      ? raw<Half>(c, text, [inboundId, from, to])
+      : withPlannerSettings(c, { jit: 'off', enable_memoize: 'off' }, (tx) =>
+          raw<Half>(tx, text, [inboundId, from, to]),
+        )
+    ).then((rows) => rows[0]!);
   return joinHalves(await readHalves(c, inboundId, !c.inTx, read), withClients);
 }
 
@@ -236,15 +329,27 @@ type ReadRange = (from: number, to: number) => Promise<Half>;
 /**
  * An inbound's Halves in client id order: one read over every client, or, with `split` and at least SPLIT_MIN
  * clients, two reads at once split at the median client id, the upper half by `readUpper`. The upper read is started
- * first: on SQLite the lower one then runs on this thread (a libsql statement holds it) while the worker runs the other.
+ * first: on SQLite the lower one then runs on this thread (a libsql statement holds it) while the worker runs the
+ * other.
  */
-async function readHalves(c: Conn, inboundId: number, split: boolean, read: ReadRange, readUpper: ReadRange = read): Promise<Half[]> {
-  const [size] = await raw<{ n: unknown }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [inboundId]);
+async function readHalves(
+  c: Conn,
+  inboundId: number,
+  split: boolean,
+  read: ReadRange,
+  readUpper: ReadRange = read,
+): Promise<Half[]> {
+  const [size] = await raw<{ n: unknown }>(c, 'SELECT count(*) AS n FROM client_inbounds WHERE inbound_id = ?', [
+    inboundId,
+  ]);
   const n = Number(size?.n ?? 0);
   if (n === 0) return [];
   if (n < SPLIT_MIN || !split) return [await read(-ID_SPAN, ID_SPAN)];
-  const [median] = await raw<{ id: unknown }>(c,
-    'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?', [inboundId, Math.floor(n / 2)]);
+  const [median] = await raw<{ id: unknown }>(
+    c,
+    'SELECT client_id AS id FROM client_inbounds WHERE inbound_id = ? ORDER BY client_id LIMIT 1 OFFSET ?',
+    [inboundId, Math.floor(n / 2)],
+  );
   const mid = Number(median!.id);
   const upper = readUpper(mid, ID_SPAN);
   return Promise.all([read(-ID_SPAN, mid), upper]);
@@ -280,7 +385,12 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
  * arrays from the same rows; the two are separate reads, so a client changed meanwhile can show in its new state in
  * one half only (each client's entry and stat stay consistent), as on PostgreSQL.
  */
-async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJsonProjection, withClients: boolean): Promise<AttachedJson> {
+async function sqliteAttachedJson(
+  c: Conn,
+  inboundId: number,
+  project: AttachedJsonProjection,
+  withClients: boolean,
+): Promise<AttachedJson> {
   const text = sqliteAttachedSql(project, withClients);
   const aside = c.readAside;
   const read: ReadRange = async (from, to) => (await raw<Half>(c, text, [inboundId, from, to]))[0]!;
@@ -295,7 +405,10 @@ async function sqliteAttachedJson(c: Conn, inboundId: number, project: AttachedJ
   return joinHalves(await readHalves(c, inboundId, aside !== null, read, readAside), withClients);
 }
 
-/** The SQLite statement of one half (see sqliteAttachedJson): `c`, `s`, `d`, `m` as in Half; ? the inbound and the id range [from, to). */
+/**
+ * The SQLite statement of one half (see sqliteAttachedJson): `c`, `s`, `d`, `m` as in Half; ? the inbound and the id
+ * range [from, to).
+ */
 function sqliteAttachedSql(project: AttachedJsonProjection, withClients: boolean): string {
   const { client, stat } = sqliteObjects(project);
   return `SELECT ${withClients ? `group_concat(${client}, ',')` : 'NULL'} AS c, group_concat(${stat}, ',') AS s, max(q.expiry_time < 0) AS d, max(q.id) AS m
@@ -310,7 +423,9 @@ function sqliteEntriesSql(project: AttachedJsonProjection): string {
 }
 
 /** The rows both SQLite statements build from, as `q`, in client id order: the inbound (?) and `where`. */
-const sqliteRows = (where: string) => `(SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
+const sqliteRows = (
+  where: string,
+) => `(SELECT cl.id, ci.inbound_id, cl.email, cl.sub_id, cl.uuid, cl.password, cl.auth, cl.flow, cl.security, cl.method,
         cl.total_bytes, cl.expiry_time, cl.enable, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.reset_days,
         cl.created_at, cl.updated_at, COALESCE(ct.enable, TRUE) AS t_enable, COALESCE(ct.up, 0) AS up, COALESCE(ct.down, 0) AS down,
         COALESCE(ct.last_online, 0) AS last_online
@@ -333,28 +448,64 @@ function sqliteObjects(project: AttachedJsonProjection): { client: string; stat:
   const flow = project.flowEligible ? str('q.flow') : `''`;
   const proto: Field[] = [];
   switch (project.protocol) {
-    case 'vless': proto.push(['id', str('q.uuid')], ['flow', flow], ['reverse', 'json(q.reverse)', 'q.reverse IS NOT NULL']); break;
-    case 'vmess': proto.push(['id', str('q.uuid')], ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)]); break;
-    case 'trojan': proto.push(['password', str('q.password')], ['flow', flow]); break;
-    case 'shadowsocks': proto.push(['password', str('q.password')], ['method', str('q.method'), `q.method <> ''`]); break;
-    case 'hysteria': case 'hysteria2': proto.push(['auth', str('q.auth')]); break;
-    default: break;
+    case 'vless':
+      proto.push(['id', str('q.uuid')], ['flow', flow], ['reverse', 'json(q.reverse)', 'q.reverse IS NOT NULL']);
+      break;
+    case 'vmess':
+      proto.push(
+        ['id', str('q.uuid')],
+        ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)],
+      );
+      break;
+    case 'trojan':
+      proto.push(['password', str('q.password')], ['flow', flow]);
+      break;
+    case 'shadowsocks':
+      proto.push(['password', str('q.password')], ['method', str('q.method'), `q.method <> ''`]);
+      break;
+    case 'hysteria':
+    case 'hysteria2':
+      proto.push(['auth', str('q.auth')]);
+      break;
+    default:
+      break;
   }
   const client = obj([
-    ['email', str('q.email')], ['enable', bool('q.enable')], ...proto,
-    ['limitIp', num('q.limit_ip')], ['totalGB', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')], ['tgId', num('q.tg_id')],
-    ['subId', str('q.sub_id')], ['comment', str('q.comment')], ['reset', num('q.reset_days')], ['group', str('q.group_name')],
-    ['created_at', num('q.created_at')], ['updated_at', num('q.updated_at')],
+    ['email', str('q.email')],
+    ['enable', bool('q.enable')],
+    ...proto,
+    ['limitIp', num('q.limit_ip')],
+    ['totalGB', num('q.total_bytes')],
+    ['expiryTime', num('q.expiry_time')],
+    ['tgId', num('q.tg_id')],
+    ['subId', str('q.sub_id')],
+    ['comment', str('q.comment')],
+    ['reset', num('q.reset_days')],
+    ['group', str('q.group_name')],
+    ['created_at', num('q.created_at')],
+    ['updated_at', num('q.updated_at')],
   ]);
   const stat = obj([
-    ['id', num('q.id')], ['inboundId', num('q.inbound_id')], ['email', str('q.email')], ['enable', bool('q.t_enable')],
-    ['up', num('q.up')], ['down', num('q.down')], ['total', num('q.total_bytes')], ['expiryTime', num('q.expiry_time')],
-    ['reset', num('q.reset_days')], ['lastOnline', num('q.last_online')], ['uuid', str('q.uuid')], ['subId', str('q.sub_id')],
+    ['id', num('q.id')],
+    ['inboundId', num('q.inbound_id')],
+    ['email', str('q.email')],
+    ['enable', bool('q.t_enable')],
+    ['up', num('q.up')],
+    ['down', num('q.down')],
+    ['total', num('q.total_bytes')],
+    ['expiryTime', num('q.expiry_time')],
+    ['reset', num('q.reset_days')],
+    ['lastOnline', num('q.last_online')],
+    ['uuid', str('q.uuid')],
+    ['subId', str('q.sub_id')],
   ]);
   return { client, stat };
 }
 
-/** The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets; `d`, `m` as in Half. */
+/**
+ * The statement of one half (see pgAttachedJson): `c` the clients array text, `s` the stats, without brackets; `d`, `m`
+ * as in Half.
+ */
 function pgAttachedSql(inboundId: number, project: AttachedJsonProjection, withClients: boolean): string {
   const { client, stat } = pgObjects(inboundId, project);
   return `SELECT ${withClients ? `string_agg(${client}, ',')` : 'NULL'} AS c, string_agg(${stat}, ',') AS s, bool_or(q.delayed) AS d, max(q.id) AS m
@@ -371,7 +522,9 @@ function pgEntriesSql(inboundId: number, project: AttachedJsonProjection): strin
     ${PG_CLIENT_ROW}`;
 }
 
-/** One client's row (by primary key, its counters by email) as `q`, for each `ci.client_id`; the columns pgObjects uses. */
+/**
+ * One client's row (by primary key, its counters by email) as `q`, for each `ci.client_id`; the columns pgObjects uses.
+ */
 const PG_CLIENT_ROW = `LATERAL (SELECT cl.id, to_json(cl.email)::text AS e, to_json(cl.uuid)::text AS u, to_json(cl.sub_id)::text AS s,
         cl.total_bytes::text AS tot, cl.expiry_time::text AS exp, cl.reset_days::text AS rst, cl.enable, cl.password, cl.auth,
         cl.flow, cl.security, cl.method, cl.limit_ip, cl.tg_id, cl.comment, cl.group_name, cl.reverse, cl.created_at, cl.updated_at,
@@ -393,8 +546,10 @@ function pgObjects(inboundId: number, project: AttachedJsonProjection): { client
     const text = (t: string) => {
       const last = segs[segs.length - 1];
       if (last && 'c' in last) last.c += t;
-      else if (last && 'when' in last) { last.then += t; last.else += t; }
-      else segs.push({ c: t });
+      else if (last && 'when' in last) {
+        last.then += t;
+        last.else += t;
+      } else segs.push({ c: t });
     };
     fields.forEach(([key, expr, kind, when], i) => {
       const label = `${i === 0 ? '{' : ','}"${key}":`;
@@ -410,29 +565,63 @@ function pgObjects(inboundId: number, project: AttachedJsonProjection): { client
       }
     });
     text('}');
-    return segs.map((g) => ('c' in g ? sq(g.c) : 'e' in g ? g.e : `(CASE WHEN ${g.when} THEN ${sq(g.then)} ELSE ${sq(g.else)} END)`)).join(' || ');
+    return segs
+      .map((g) =>
+        'c' in g ? sq(g.c) : 'e' in g ? g.e : `(CASE WHEN ${g.when} THEN ${sq(g.then)} ELSE ${sq(g.else)} END)`,
+      )
+      .join(' || ');
   };
   const str = (e: string) => `to_json(${e})::text`;
   const flow: Field = project.flowEligible ? ['flow', str('q.flow')] : ['flow', '""', 'lit'];
   const proto: Field[] = [];
   switch (project.protocol) {
-    case 'vless': proto.push(['id', 'q.u'], flow, ['reverse', 'q.reverse', undefined, 'q.reverse IS NOT NULL']); break;
-    case 'vmess': proto.push(['id', 'q.u'], ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)]); break;
-    case 'trojan': proto.push(['password', str('q.password')], flow); break;
-    case 'shadowsocks': proto.push(['password', str('q.password')], ['method', str('q.method'), undefined, `q.method <> ''`]); break;
-    case 'hysteria': case 'hysteria2': proto.push(['auth', str('q.auth')]); break;
-    default: break;
+    case 'vless':
+      proto.push(['id', 'q.u'], flow, ['reverse', 'q.reverse', undefined, 'q.reverse IS NOT NULL']);
+      break;
+    case 'vmess':
+      proto.push(['id', 'q.u'], ['security', str(`(CASE WHEN q.security = '' THEN 'auto' ELSE q.security END)`)]);
+      break;
+    case 'trojan':
+      proto.push(['password', str('q.password')], flow);
+      break;
+    case 'shadowsocks':
+      proto.push(['password', str('q.password')], ['method', str('q.method'), undefined, `q.method <> ''`]);
+      break;
+    case 'hysteria':
+    case 'hysteria2':
+      proto.push(['auth', str('q.auth')]);
+      break;
+    default:
+      break;
   }
   const client = obj([
-    ['email', 'q.e'], ['enable', 'q.enable', 'b'], ...proto,
-    ['limitIp', 'q.limit_ip::text'], ['totalGB', 'q.tot'], ['expiryTime', 'q.exp'], ['tgId', 'q.tg_id::text'],
-    ['subId', 'q.s'], ['comment', str('q.comment')], ['reset', 'q.rst'], ['group', str('q.group_name')],
-    ['created_at', 'q.created_at::text'], ['updated_at', 'q.updated_at::text'],
+    ['email', 'q.e'],
+    ['enable', 'q.enable', 'b'],
+    ...proto,
+    ['limitIp', 'q.limit_ip::text'],
+    ['totalGB', 'q.tot'],
+    ['expiryTime', 'q.exp'],
+    ['tgId', 'q.tg_id::text'],
+    ['subId', 'q.s'],
+    ['comment', str('q.comment')],
+    ['reset', 'q.rst'],
+    ['group', str('q.group_name')],
+    ['created_at', 'q.created_at::text'],
+    ['updated_at', 'q.updated_at::text'],
   ]);
   const stat = obj([
-    ['id', 'q.id::text'], ['inboundId', String(inboundId), 'lit'], ['email', 'q.e'], ['enable', 'q.t_enable', 'b'],
-    ['up', 'q.up::text'], ['down', 'q.down::text'], ['total', 'q.tot'], ['expiryTime', 'q.exp'],
-    ['reset', 'q.rst'], ['lastOnline', 'q.last_online::text'], ['uuid', 'q.u'], ['subId', 'q.s'],
+    ['id', 'q.id::text'],
+    ['inboundId', String(inboundId), 'lit'],
+    ['email', 'q.e'],
+    ['enable', 'q.t_enable', 'b'],
+    ['up', 'q.up::text'],
+    ['down', 'q.down::text'],
+    ['total', 'q.tot'],
+    ['expiryTime', 'q.exp'],
+    ['reset', 'q.rst'],
+    ['lastOnline', 'q.last_online::text'],
+    ['uuid', 'q.u'],
+    ['subId', 'q.s'],
   ]);
   return { client, stat };
 }

@@ -10,23 +10,41 @@ export function nodeSyncRepo(c: Conn): NodeSyncRepo {
   const { nodeInbounds, nodeClientCounters, nodeSamples } = c.t;
   return {
     async placements(nodeId) {
-      return c.db.select({
-        inboundId: nodeInbounds.inboundId, remoteId: nodeInbounds.remoteId, remoteTag: nodeInbounds.remoteTag, pushedHash: nodeInbounds.pushedHash,
-      }).from(nodeInbounds).where(eq(nodeInbounds.nodeId, nodeId)).orderBy(asc(nodeInbounds.inboundId));
+      return c.db
+        .select({
+          inboundId: nodeInbounds.inboundId,
+          remoteId: nodeInbounds.remoteId,
+          remoteTag: nodeInbounds.remoteTag,
+          pushedHash: nodeInbounds.pushedHash,
+        })
+        .from(nodeInbounds)
+        .where(eq(nodeInbounds.nodeId, nodeId))
+        .orderBy(asc(nodeInbounds.inboundId));
     },
 
     async savePlacement(nodeId, p) {
-      await c.write((db) => db.insert(nodeInbounds).values({ nodeId, ...p })
-        .onConflictDoUpdate({ target: [nodeInbounds.nodeId, nodeInbounds.inboundId], set: { remoteId: p.remoteId, remoteTag: p.remoteTag, pushedHash: p.pushedHash } }));
+      await c.write((db) =>
+        db
+          .insert(nodeInbounds)
+          .values({ nodeId, ...p })
+          .onConflictDoUpdate({
+            target: [nodeInbounds.nodeId, nodeInbounds.inboundId],
+            set: { remoteId: p.remoteId, remoteTag: p.remoteTag, pushedHash: p.pushedHash },
+          }),
+      );
     },
 
     async dropPlacement(nodeId, inboundId) {
-      await c.write((db) => db.delete(nodeInbounds).where(and(eq(nodeInbounds.nodeId, nodeId), eq(nodeInbounds.inboundId, inboundId))));
+      await c.write((db) =>
+        db.delete(nodeInbounds).where(and(eq(nodeInbounds.nodeId, nodeId), eq(nodeInbounds.inboundId, inboundId))),
+      );
     },
 
     async baselines(nodeId) {
-      const rows = await c.db.select({ email: nodeClientCounters.email, up: nodeClientCounters.up, down: nodeClientCounters.down })
-        .from(nodeClientCounters).where(eq(nodeClientCounters.nodeId, nodeId));
+      const rows = await c.db
+        .select({ email: nodeClientCounters.email, up: nodeClientCounters.up, down: nodeClientCounters.down })
+        .from(nodeClientCounters)
+        .where(eq(nodeClientCounters.nodeId, nodeId));
       return new Map(rows.map((r) => [r.email, { up: Number(r.up), down: Number(r.down) }]));
     },
 
@@ -36,7 +54,9 @@ export function nodeSyncRepo(c: Conn): NodeSyncRepo {
         // The baselines are read inside the transaction that moves them: a concurrent writer of the same node's
         // baselines (there is none by design: one pull per node at a time) could not make a byte count twice.
         const base = new Map<string, { up: number; down: number }>();
-        const rows = await tx.all<Record<string, unknown>>(sql`SELECT email, up, down FROM node_client_counters WHERE node_id = ${nodeId}`);
+        const rows = await tx.all<Record<string, unknown>>(
+          sql`SELECT email, up, down FROM node_client_counters WHERE node_id = ${nodeId}`,
+        );
         for (const r of rows) base.set(String(r.email), { up: Number(r.up), down: Number(r.down) });
         const moves: CounterMove[] = [];
         const changed: { email: string; up: number; down: number }[] = [];
@@ -63,9 +83,14 @@ export function nodeSyncRepo(c: Conn): NodeSyncRepo {
             WHERE expiry_time < 0
               AND EXISTS (SELECT 1 FROM client_traffics t WHERE t.email = clients.email AND t.last_online = ${int(tx, nowSec)})`);
         }
-        const seen = [...lastOnline].filter(([, t]) => t > 0).map(([e, t]) => ({ e, t: Math.min(Math.trunc(t), nowSec) }));
+        const seen = [...lastOnline]
+          .filter(([, t]) => t > 0)
+          .map(([e, t]) => ({ e, t: Math.min(Math.trunc(t), nowSec) }));
         if (seen.length > 0) {
-          const v = rowsTable(tx, { e: { type: 'text', values: seen.map((s) => s.e) }, l: { type: 'int', values: seen.map((s) => s.t) } });
+          const v = rowsTable(tx, {
+            e: { type: 'text', values: seen.map((s) => s.e) },
+            l: { type: 'int', values: seen.map((s) => s.t) },
+          });
           await tx.exec(sql`UPDATE client_traffics SET last_online = v.l FROM ${v}
             WHERE client_traffics.email = v.e AND client_traffics.last_online < v.l`);
         }
@@ -82,7 +107,9 @@ export function nodeSyncRepo(c: Conn): NodeSyncRepo {
         const reported = new Set(counters.map((k) => k.email));
         const gone = [...base.keys()].filter((e) => !reported.has(e));
         if (gone.length > 0) {
-          await tx.exec(sql`DELETE FROM node_client_counters WHERE node_id = ${int(tx, nodeId)} AND email IN (${listQuery(tx, gone)})`);
+          await tx.exec(
+            sql`DELETE FROM node_client_counters WHERE node_id = ${int(tx, nodeId)} AND email IN (${listQuery(tx, gone)})`,
+          );
         }
         return moves;
       });
@@ -90,19 +117,28 @@ export function nodeSyncRepo(c: Conn): NodeSyncRepo {
 
     async resetBaselines(nodeId, emails) {
       if (emails !== 'all' && emails.length === 0) return;
-      await c.exec(emails === 'all'
-        ? sql`UPDATE node_client_counters SET up = 0, down = 0 WHERE node_id = ${int(c, nodeId)}`
-        : sql`UPDATE node_client_counters SET up = 0, down = 0 WHERE node_id = ${int(c, nodeId)} AND email IN (${listQuery(c, emails)})`);
+      await c.exec(
+        emails === 'all'
+          ? sql`UPDATE node_client_counters SET up = 0, down = 0 WHERE node_id = ${int(c, nodeId)}`
+          : sql`UPDATE node_client_counters SET up = 0, down = 0 WHERE node_id = ${int(c, nodeId)} AND email IN (${listQuery(c, emails)})`,
+      );
     },
 
     async addSample(nodeId, s) {
-      await c.write((db) => db.insert(nodeSamples).values({ nodeId, t: s.t, cpu: s.cpu, mem: s.mem })
-        .onConflictDoUpdate({ target: [nodeSamples.nodeId, nodeSamples.t], set: { cpu: s.cpu, mem: s.mem } }));
+      await c.write((db) =>
+        db
+          .insert(nodeSamples)
+          .values({ nodeId, t: s.t, cpu: s.cpu, mem: s.mem })
+          .onConflictDoUpdate({ target: [nodeSamples.nodeId, nodeSamples.t], set: { cpu: s.cpu, mem: s.mem } }),
+      );
     },
 
     async samples(nodeId, sinceT) {
-      const rows = await c.db.select({ t: nodeSamples.t, cpu: nodeSamples.cpu, mem: nodeSamples.mem }).from(nodeSamples)
-        .where(and(eq(nodeSamples.nodeId, nodeId), gte(nodeSamples.t, sinceT))).orderBy(asc(nodeSamples.t));
+      const rows = await c.db
+        .select({ t: nodeSamples.t, cpu: nodeSamples.cpu, mem: nodeSamples.mem })
+        .from(nodeSamples)
+        .where(and(eq(nodeSamples.nodeId, nodeId), gte(nodeSamples.t, sinceT)))
+        .orderBy(asc(nodeSamples.t));
       return rows.map((r) => ({ t: Number(r.t), cpu: Number(r.cpu), mem: Number(r.mem) }));
     },
 

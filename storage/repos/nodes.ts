@@ -32,12 +32,23 @@ export function nodesRepo(c: Conn): NodesRepo {
     },
 
     async insert(w, now) {
-      const [row] = await c.write((db) => db.insert(nodes).values({ ...w, createdAt: now, updatedAt: now }).returning());
+      const [row] = await c.write((db) =>
+        db
+          .insert(nodes)
+          .values({ ...w, createdAt: now, updatedAt: now })
+          .returning(),
+      );
       return toNode(row!);
     },
 
     async update(id, w, now, health) {
-      const rows = await c.write((db) => db.update(nodes).set({ ...w, ...(health ?? {}), updatedAt: now }).where(eq(nodes.id, id)).returning());
+      const rows = await c.write((db) =>
+        db
+          .update(nodes)
+          .set({ ...w, ...(health ?? {}), updatedAt: now })
+          .where(eq(nodes.id, id))
+          .returning(),
+      );
       return rows[0] ? toNode(rows[0]) : null;
     },
 
@@ -47,7 +58,9 @@ export function nodesRepo(c: Conn): NodesRepo {
     },
 
     async setEnable(id, enable, now) {
-      const rows = await c.write((db) => db.update(nodes).set({ enable, updatedAt: now }).where(eq(nodes.id, id)).returning({ id: nodes.id }));
+      const rows = await c.write((db) =>
+        db.update(nodes).set({ enable, updatedAt: now }).where(eq(nodes.id, id)).returning({ id: nodes.id }),
+      );
       return rows.length > 0;
     },
 
@@ -77,7 +90,13 @@ export function nodesRepo(c: Conn): NodesRepo {
           GROUP BY x.node_id`),
       ]);
       const out = new Map<number, NodeRollup>();
-      for (const r of ibRows) out.set(Number(r.node_id), { inboundCount: Number(r.n ?? 0), clientCount: 0, onlineCount: 0, depletedCount: 0 });
+      for (const r of ibRows)
+        out.set(Number(r.node_id), {
+          inboundCount: Number(r.n ?? 0),
+          clientCount: 0,
+          onlineCount: 0,
+          depletedCount: 0,
+        });
       for (const r of clRows) {
         const o = out.get(Number(r.node_id));
         if (!o) continue;
@@ -89,11 +108,18 @@ export function nodesRepo(c: Conn): NodesRepo {
     },
 
     async boundInbounds(nodeId) {
-      return c.db.select({ id: inbounds.id, tag: inbounds.tag }).from(inbounds).where(eq(inbounds.nodeId, nodeId)).orderBy(asc(inbounds.id));
+      return c.db
+        .select({ id: inbounds.id, tag: inbounds.tag })
+        .from(inbounds)
+        .where(eq(inbounds.nodeId, nodeId))
+        .orderBy(asc(inbounds.id));
     },
 
     async nodesWithInbounds() {
-      const rows = await c.db.selectDistinct({ nodeId: inbounds.nodeId }).from(inbounds).where(isNotNull(inbounds.nodeId));
+      const rows = await c.db
+        .selectDistinct({ nodeId: inbounds.nodeId })
+        .from(inbounds)
+        .where(isNotNull(inbounds.nodeId));
       return rows.map((r) => Number(r.nodeId)).sort((a, b) => a - b);
     },
 
@@ -104,8 +130,10 @@ export function nodesRepo(c: Conn): NodesRepo {
         if (rows.length === 0) continue;
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const r of rows) out.set(r.email, { client: r, inbounds: [] });
-        const links = await c.db.select({ clientId: clientInbounds.clientId, id: inbounds.id, tag: inbounds.tag })
-          .from(clientInbounds).innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
+        const links = await c.db
+          .select({ clientId: clientInbounds.clientId, id: inbounds.id, tag: inbounds.tag })
+          .from(clientInbounds)
+          .innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
           .where(and(eq(inbounds.nodeId, nodeId), inArray(clientInbounds.clientId, [...byId.keys()])))
           .orderBy(asc(inbounds.id));
         for (const l of links) out.get(byId.get(l.clientId)!.email)!.inbounds.push({ id: l.id, tag: l.tag });
@@ -114,7 +142,9 @@ export function nodesRepo(c: Conn): NodesRepo {
     },
 
     async emailsOnNode(nodeId) {
-      const rows = await c.db.selectDistinct({ email: clients.email }).from(clients)
+      const rows = await c.db
+        .selectDistinct({ email: clients.email })
+        .from(clients)
         .innerJoin(clientInbounds, eq(clientInbounds.clientId, clients.id))
         .innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
         .where(eq(inbounds.nodeId, nodeId));
@@ -124,7 +154,10 @@ export function nodesRepo(c: Conn): NodesRepo {
     async tombstoned(emails) {
       const out = new Set<string>();
       for (const part of chunk([...new Set(emails)], KEY_CHUNK)) {
-        const rows = await c.db.select({ email: clientTombstones.email }).from(clientTombstones).where(inArray(clientTombstones.email, part));
+        const rows = await c.db
+          .select({ email: clientTombstones.email })
+          .from(clientTombstones)
+          .where(inArray(clientTombstones.email, part));
         for (const r of rows) out.add(r.email);
       }
       return out;

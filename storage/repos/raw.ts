@@ -9,10 +9,18 @@ import type { Conn } from '../conn.js';
  * Runs `fn` in a short transaction whose PostgreSQL planner settings are `settings` (SET LOCAL through set_config,
  * so they end with it and never leak to the pooled connection). For the few statements whose plan needs steering.
  */
-export function withPlannerSettings<T>(c: Conn, settings: Record<string, string>, fn: (tx: Conn) => Promise<T>): Promise<T> {
+export function withPlannerSettings<T>(
+  c: Conn,
+  settings: Record<string, string>,
+  fn: (tx: Conn) => Promise<T>,
+): Promise<T> {
   const names = Object.keys(settings);
   return c.tx(async (tx) => {
-    await raw(tx, `SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`, names.flatMap((k) => [k, settings[k]]));
+    await raw(
+      tx,
+      `SELECT ${names.map(() => 'set_config(?, ?, true)').join(', ')}`,
+      names.flatMap((k) => [k, settings[k]]),
+    );
     return fn(tx);
   });
 }
@@ -43,7 +51,13 @@ export const placeholders = (rows: number, cols: number): string => {
  * row object in JavaScript (about 50 µs a row, 1 s for 20,000 rows), while SQLite builds the JSON natively.
  * Returns one array per row, values in the order of `exprs`. `from` is everything after FROM (joins and WHERE).
  */
-export async function jsonRows(c: Conn, exprs: string[], from: string, orderBy: string, args: unknown[] = []): Promise<unknown[][]> {
+export async function jsonRows(
+  c: Conn,
+  exprs: string[],
+  from: string,
+  orderBy: string,
+  args: unknown[] = [],
+): Promise<unknown[][]> {
   let text: string;
   if (c.dialect === 'sqlite') {
     const inner = exprs.map((e, i) => `${e} AS c${i}`).join(', ');

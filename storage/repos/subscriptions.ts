@@ -2,7 +2,12 @@
 // attachments with the inbound rows; the fallback masters of those inbounds. Each is an index lookup, and only
 // the needed columns are selected (the libsql client's cost grows with every column read).
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { SubInboundRecord, SubscriptionClient, SubscriptionData, SubscriptionRepo } from '../../domain/ports/subscription-store.js';
+import type {
+  SubInboundRecord,
+  SubscriptionClient,
+  SubscriptionData,
+  SubscriptionRepo,
+} from '../../domain/ports/subscription-store.js';
 import type { Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
 
@@ -21,27 +26,76 @@ export function subscriptionsRepo(c: Conn): SubscriptionRepo {
   const { clients, clientTraffics, clientInbounds, inbounds, fallbacks } = c.t;
 
   const clientCols = {
-    id: clients.id, email: clients.email, subId: clients.subId, uuid: clients.uuid, password: clients.password,
-    auth: clients.auth, flow: clients.flow, security: clients.security, method: clients.method,
-    totalGB: clients.totalGB, expiryTime: clients.expiryTime, enable: clients.enable,
-    up: clientTraffics.up, down: clientTraffics.down, tEnable: clientTraffics.enable, lastOnline: clientTraffics.lastOnline,
+    id: clients.id,
+    email: clients.email,
+    subId: clients.subId,
+    uuid: clients.uuid,
+    password: clients.password,
+    auth: clients.auth,
+    flow: clients.flow,
+    security: clients.security,
+    method: clients.method,
+    totalGB: clients.totalGB,
+    expiryTime: clients.expiryTime,
+    enable: clients.enable,
+    up: clientTraffics.up,
+    down: clientTraffics.down,
+    tEnable: clientTraffics.enable,
+    lastOnline: clientTraffics.lastOnline,
   };
   const inboundCols = {
-    id: inbounds.id, protocol: inbounds.protocol, listen: inbounds.listen, port: inbounds.port, remark: inbounds.remark,
-    settings: inbounds.settings, streamSettings: inbounds.streamSettings, enable: inbounds.enable,
+    id: inbounds.id,
+    protocol: inbounds.protocol,
+    listen: inbounds.listen,
+    port: inbounds.port,
+    remark: inbounds.remark,
+    settings: inbounds.settings,
+    streamSettings: inbounds.streamSettings,
+    enable: inbounds.enable,
   };
-  type InboundRow = { id: number; protocol: string; listen: string; port: number; remark: string; settings: string; streamSettings: string; enable: boolean };
+  type InboundRow = {
+    id: number;
+    protocol: string;
+    listen: string;
+    port: number;
+    remark: string;
+    settings: string;
+    streamSettings: string;
+    enable: boolean;
+  };
   const toInbound = (r: InboundRow): SubInboundRecord => ({
-    ...r, protocol: r.protocol as Protocol, settings: parseObj(r.settings), streamSettings: parseObj(r.streamSettings),
+    ...r,
+    protocol: r.protocol as Protocol,
+    settings: parseObj(r.settings),
+    streamSettings: parseObj(r.streamSettings),
   });
 
   type ClientRow = {
-    id: number; email: string; subId: string; uuid: string; password: string; auth: string; flow: string; security: string; method: string;
-    totalGB: number; expiryTime: number; enable: boolean; up: number | null; down: number | null; tEnable: boolean | null; lastOnline: number | null;
+    id: number;
+    email: string;
+    subId: string;
+    uuid: string;
+    password: string;
+    auth: string;
+    flow: string;
+    security: string;
+    method: string;
+    totalGB: number;
+    expiryTime: number;
+    enable: boolean;
+    up: number | null;
+    down: number | null;
+    tEnable: boolean | null;
+    lastOnline: number | null;
   };
   const toSubClient = ({ up, down, tEnable, lastOnline, ...client }: ClientRow): SubscriptionClient => ({
     client: { ...client, totalGB: Number(client.totalGB), expiryTime: Number(client.expiryTime) },
-    traffic: { up: Number(up ?? 0), down: Number(down ?? 0), enable: tEnable ?? true, lastOnline: Number(lastOnline ?? 0) },
+    traffic: {
+      up: Number(up ?? 0),
+      down: Number(down ?? 0),
+      enable: tEnable ?? true,
+      lastOnline: Number(lastOnline ?? 0),
+    },
     inboundIds: [],
   });
 
@@ -56,7 +110,8 @@ export function subscriptionsRepo(c: Conn): SubscriptionRepo {
       const where = enabledOnly
         ? and(inArray(clientInbounds.clientId, part), eq(inbounds.enable, true))
         : inArray(clientInbounds.clientId, part);
-      const rows = await c.db.select({ clientId: clientInbounds.clientId, ...inboundCols })
+      const rows = await c.db
+        .select({ clientId: clientInbounds.clientId, ...inboundCols })
         .from(clientInbounds)
         .innerJoin(inbounds, eq(inbounds.id, clientInbounds.inboundId))
         .where(where)
@@ -69,14 +124,18 @@ export function subscriptionsRepo(c: Conn): SubscriptionRepo {
     const kept = enabledOnly ? subClients.filter((s) => s.inboundIds.length > 0) : subClients;
     const masters: Record<number, SubInboundRecord> = {};
     if (found.size > 0) {
-      const rules = await c.db.select({ childId: fallbacks.childId, masterId: fallbacks.masterId })
+      const rules = await c.db
+        .select({ childId: fallbacks.childId, masterId: fallbacks.masterId })
         .from(fallbacks)
         .where(inArray(fallbacks.childId, [...found.keys()]))
         .orderBy(asc(fallbacks.sortOrder), asc(fallbacks.id));
       const first = new Map<number, number>();
       for (const r of rules) if (!first.has(r.childId)) first.set(r.childId, r.masterId);
       if (first.size > 0) {
-        const rows = await c.db.select(inboundCols).from(inbounds).where(inArray(inbounds.id, [...new Set(first.values())]));
+        const rows = await c.db
+          .select(inboundCols)
+          .from(inbounds)
+          .where(inArray(inbounds.id, [...new Set(first.values())]));
         const byMaster = new Map(rows.map((r) => [r.id, toInbound(r)]));
         for (const [child, master] of first) {
           const m = byMaster.get(master);
@@ -90,14 +149,18 @@ export function subscriptionsRepo(c: Conn): SubscriptionRepo {
   return {
     async bySubId(subId) {
       if (!subId) return EMPTY();
-      const rows = await c.db.select(clientCols).from(clients)
+      const rows = await c.db
+        .select(clientCols)
+        .from(clients)
         .leftJoin(clientTraffics, eq(clientTraffics.email, clients.email))
         .where(eq(clients.subId, subId))
         .orderBy(asc(clients.id));
       return withInbounds(rows.map(toSubClient), true);
     },
     async byEmail(email) {
-      const rows = await c.db.select(clientCols).from(clients)
+      const rows = await c.db
+        .select(clientCols)
+        .from(clients)
         .leftJoin(clientTraffics, eq(clientTraffics.email, clients.email))
         .where(eq(clients.email, email));
       if (rows.length === 0) return null;

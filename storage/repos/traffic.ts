@@ -28,7 +28,9 @@ function pgArray(col: Column): string {
 export function rowsTable(c: Conn, cols: Record<string, Column>): SQL {
   const names = Object.keys(cols);
   if (c.dialect === 'pg') {
-    const arrays = names.map((n) => sql`${pgArray(cols[n]!)}::${sql.raw(cols[n]!.type === 'int' ? 'bigint[]' : 'text[]')}`);
+    const arrays = names.map(
+      (n) => sql`${pgArray(cols[n]!)}::${sql.raw(cols[n]!.type === 'int' ? 'bigint[]' : 'text[]')}`,
+    );
     return sql`unnest(${sql.join(arrays, sql`, `)}) AS v(${sql.raw(names.join(', '))})`;
   }
   // One native JSON.stringify over row tuples (a tick can carry 100,000 rows; building the text piece by piece
@@ -54,7 +56,8 @@ export function listQuery(c: Conn, values: readonly string[]): SQL {
 }
 
 /** An integer parameter typed as such on both dialects. */
-export const int = (c: Conn, v: number): SQL => (c.dialect === 'pg' ? sql`${Math.trunc(v)}::bigint` : sql`CAST(${Math.trunc(v)} AS INTEGER)`);
+export const int = (c: Conn, v: number): SQL =>
+  c.dialect === 'pg' ? sql`${Math.trunc(v)}::bigint` : sql`CAST(${Math.trunc(v)} AS INTEGER)`;
 
 const str = (r: Record<string, unknown>, k: string) => String(r[k]);
 const num = (r: Record<string, unknown>, k: string) => Number(r[k]);
@@ -78,7 +81,13 @@ export function trafficRepo(c: Conn): TrafficRepo {
           await tx.exec(sql`SET LOCAL work_mem = '32MB'`);
         }
         if (d.clients.length > 0) {
-          const v = rowsTable(tx, counters(d.clients, d.clients.map((r) => r.email)));
+          const v = rowsTable(
+            tx,
+            counters(
+              d.clients,
+              d.clients.map((r) => r.email),
+            ),
+          );
           await tx.exec(sql`UPDATE client_traffics
             SET up = client_traffics.up + v.u, down = client_traffics.down + v.d, last_online = ${int(tx, nowSec)}
             FROM ${v} WHERE client_traffics.email = v.e`);
@@ -89,12 +98,24 @@ export function trafficRepo(c: Conn): TrafficRepo {
               AND EXISTS (SELECT 1 FROM client_traffics t WHERE t.email = clients.email AND t.last_online = ${int(tx, nowSec)})`);
         }
         if (d.inbounds.length > 0) {
-          const v = rowsTable(tx, counters(d.inbounds, d.inbounds.map((r) => r.tag)));
+          const v = rowsTable(
+            tx,
+            counters(
+              d.inbounds,
+              d.inbounds.map((r) => r.tag),
+            ),
+          );
           await tx.exec(sql`UPDATE inbounds SET up = inbounds.up + v.u, down = inbounds.down + v.d
             FROM ${v} WHERE inbounds.tag = v.e`);
         }
         if (d.outbounds.length > 0) {
-          const v = rowsTable(tx, counters(d.outbounds, d.outbounds.map((r) => r.tag)));
+          const v = rowsTable(
+            tx,
+            counters(
+              d.outbounds,
+              d.outbounds.map((r) => r.tag),
+            ),
+          );
           await tx.exec(sql`INSERT INTO outbound_traffics (tag, up, down) SELECT v.e, v.u, v.d FROM ${v} WHERE true
             ON CONFLICT (tag) DO UPDATE SET up = outbound_traffics.up + excluded.up, down = outbound_traffics.down + excluded.down`);
         }
@@ -116,10 +137,14 @@ export function trafficRepo(c: Conn): TrafficRepo {
           await tx.exec(sql`UPDATE clients SET enable = true
             WHERE enable = false AND email IN (${listQuery(tx, renewed)})
               AND EXISTS (SELECT 1 FROM client_traffics t WHERE t.email = clients.email AND t.enable = false)`);
-          await tx.exec(sql`UPDATE client_traffics SET up = 0, down = 0, enable = true WHERE email IN (${listQuery(tx, renewed)})`);
+          await tx.exec(
+            sql`UPDATE client_traffics SET up = 0, down = 0, enable = true WHERE email IN (${listQuery(tx, renewed)})`,
+          );
         }
         // Depletion by expiry (exactly now counts): expiry index range.
-        const expired = await tx.all<Record<string, unknown>>(sql`UPDATE clients SET enable = false, updated_at = ${now(tx)}
+        const expired = await tx.all<
+          Record<string, unknown>
+        >(sql`UPDATE clients SET enable = false, updated_at = ${now(tx)}
           WHERE expiry_time > 0 AND expiry_time <= ${now(tx)} AND enable = true
           RETURNING email`);
         // Depletion by quota (exactly used counts): every client, or only those whose counters just moved.
@@ -161,7 +186,10 @@ export function trafficRepo(c: Conn): TrafficRepo {
     async resetOutbounds(tag) {
       const { outboundTraffics: o } = c.t;
       const res = await c.write((db) =>
-        tag === 'all' ? db.update(o).set({ up: 0, down: 0 }) : db.update(o).set({ up: 0, down: 0 }).where(eq(o.tag, tag)));
+        tag === 'all'
+          ? db.update(o).set({ up: 0, down: 0 })
+          : db.update(o).set({ up: 0, down: 0 }).where(eq(o.tag, tag)),
+      );
       return c.affected(res);
     },
 
@@ -170,7 +198,10 @@ export function trafficRepo(c: Conn): TrafficRepo {
       const unique = new Map<string, { e: string; i: string }>();
       for (const s of seen) unique.set(`${s.email}\n${s.ip}`, { e: s.email, i: s.ip });
       const list = [...unique.values()];
-      const v = rowsTable(c, { e: { type: 'text', values: list.map((r) => r.e) }, i: { type: 'text', values: list.map((r) => r.i) } });
+      const v = rowsTable(c, {
+        e: { type: 'text', values: list.map((r) => r.e) },
+        i: { type: 'text', values: list.map((r) => r.i) },
+      });
       await c.exec(sql`INSERT INTO client_ips (email, ip, last_seen)
         SELECT v.e, v.i, ${int(c, nowSec)} FROM ${v} WHERE EXISTS (SELECT 1 FROM clients WHERE clients.email = v.e)
         ON CONFLICT (email, ip) DO UPDATE SET last_seen = excluded.last_seen`);

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
 import { ipInCidrs, normaliseIp, parseCidr, parseCidrList, parseIp, resolveClientIp } from '../../domain/auth/cidr.js';
-import { LoginThrottle, THROTTLE_BLOCK_MS, THROTTLE_WINDOW_MS, USER_DELAY_MAX_MS, USER_FORGET_MS, USER_FREE_FAILURES } from '../../domain/auth/throttle.js';
+import {
+  LoginThrottle,
+  THROTTLE_BLOCK_MS,
+  THROTTLE_WINDOW_MS,
+  USER_DELAY_MAX_MS,
+  USER_FORGET_MS,
+  USER_FREE_FAILURES,
+} from '../../domain/auth/throttle.js';
 import { hashPassword, verifyPassword } from '../../domain/auth/password.js';
 import { SessionSigner } from '../../domain/auth/session.js';
 import { ManualClock } from '../../domain/shared/clock.js';
@@ -24,9 +31,20 @@ describe('IP parsing', () => {
     expect(normaliseIp(input)).toBe(canonical);
   });
 
-  it.each(['', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', 'a.b.c.d', '1::2::3', '1:2:3:4:5:6:7:8:9', 'gggg::1', '::1.2.3', 'localhost', '1.2.3.4/8'])(
-    '%s is not an address', (input) => expect(parseIp(input)).toBeNull(),
-  );
+  it.each([
+    '',
+    '1.2.3',
+    '1.2.3.4.5',
+    '256.1.1.1',
+    '01.2.3.4',
+    'a.b.c.d',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    'gggg::1',
+    '::1.2.3',
+    'localhost',
+    '1.2.3.4/8',
+  ])('%s is not an address', (input) => expect(parseIp(input)).toBeNull());
 });
 
 describe('CIDR matching', () => {
@@ -52,9 +70,12 @@ describe('CIDR matching', () => {
     expect(ipInCidrs(ip, [parseCidr(cidr)!])).toBe(expected);
   });
 
-  it.each(['10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/8/1', 'x/8', '10.0.0.0/', '10.0.0.0/a'])('%s is malformed', (c) => {
-    expect(parseCidr(c)).toBeNull();
-  });
+  it.each(['10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/8/1', 'x/8', '10.0.0.0/', '10.0.0.0/a'])(
+    '%s is malformed',
+    (c) => {
+      expect(parseCidr(c)).toBeNull();
+    },
+  );
 
   it('parses lists and reports the bad entries', () => {
     const r = parseCidrList(' 127.0.0.1/32, ::1/128 ,, 10.0.0.0/99 ');
@@ -66,12 +87,27 @@ describe('CIDR matching', () => {
 describe('client address behind proxies', () => {
   const trusted = parseCidrList('127.0.0.1/32,::1/128,10.0.0.0/8').cidrs;
   it.each([
-    ['an untrusted peer: headers ignored', '203.0.113.9', { forwardedFor: '1.1.1.1', realIp: '2.2.2.2' }, '203.0.113.9'],
+    [
+      'an untrusted peer: headers ignored',
+      '203.0.113.9',
+      { forwardedFor: '1.1.1.1', realIp: '2.2.2.2' },
+      '203.0.113.9',
+    ],
     ['a trusted peer: X-Forwarded-For', '127.0.0.1', { forwardedFor: '198.51.100.4' }, '198.51.100.4'],
-    ['a trusted peer: the rightmost untrusted hop wins (no spoofing)', '127.0.0.1', { forwardedFor: '6.6.6.6, 198.51.100.4, 10.0.0.2' }, '198.51.100.4'],
+    [
+      'a trusted peer: the rightmost untrusted hop wins (no spoofing)',
+      '127.0.0.1',
+      { forwardedFor: '6.6.6.6, 198.51.100.4, 10.0.0.2' },
+      '198.51.100.4',
+    ],
     ['a trusted peer, all hops trusted: the first', '127.0.0.1', { forwardedFor: '10.0.0.5, 10.0.0.2' }, '10.0.0.5'],
     ['a trusted peer: X-Real-IP without X-Forwarded-For', '::1', { realIp: '198.51.100.7' }, '198.51.100.7'],
-    ['a trusted peer: garbage header falls back to the peer', '127.0.0.1', { forwardedFor: 'evil, 1.1.1.1' }, '127.0.0.1'],
+    [
+      'a trusted peer: garbage header falls back to the peer',
+      '127.0.0.1',
+      { forwardedFor: 'evil, 1.1.1.1' },
+      '127.0.0.1',
+    ],
     ['a trusted peer: no headers', '127.0.0.1', {}, '127.0.0.1'],
     ['an IPv4-mapped peer is matched as IPv4', '::ffff:127.0.0.1', { forwardedFor: '198.51.100.4' }, '198.51.100.4'],
     ['IPv6 client through a trusted proxy', '10.1.1.1', { forwardedFor: '2001:db8::42' }, '2001:db8::42'],
@@ -119,7 +155,10 @@ describe('login throttle', () => {
     for (let i = 0; i < 14; i++) {
       fail(USER_FREE_FAILURES + i);
       let waited = 0;
-      while (t.isBlocked('203.0.113.1', 'admin')) { clock.advance(1000); waited += 1000; }
+      while (t.isBlocked('203.0.113.1', 'admin')) {
+        clock.advance(1000);
+        waited += 1000;
+      }
       waits.push(waited);
     }
     expect(waits.slice(0, 6)).toEqual([1000, 2000, 4000, 8000, 16000, 32000]);

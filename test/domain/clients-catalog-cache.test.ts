@@ -10,15 +10,37 @@ const T0 = 1_800_000_000_000;
 const QUOTA = 1_000_000;
 
 const row = (id: number, email: string, over: Partial<CatalogRow> = {}): CatalogRow => ({
-  id, email, subId: '', comment: '', group: '', enable: true, totalGB: QUOTA, expiryTime: 0, used: 100,
-  trafficEnable: true, lastOnline: 0, inboundIds: [1], ...over,
+  id,
+  email,
+  subId: '',
+  comment: '',
+  group: '',
+  enable: true,
+  totalGB: QUOTA,
+  expiryTime: 0,
+  used: 100,
+  trafficEnable: true,
+  lastOnline: 0,
+  inboundIds: [1],
+  ...over,
 });
 const clone = (r: CatalogRow): CatalogRow => ({ ...r, inboundIds: [...r.inboundIds] });
 const query = (over: Partial<PageQuery> = {}): PageQuery => ({
-  page: 1, pageSize: 1000, search: '', filter: '', protocol: '', sort: '', order: 'ascend', ...over,
+  page: 1,
+  pageSize: 1000,
+  search: '',
+  filter: '',
+  protocol: '',
+  sort: '',
+  order: 'ascend',
+  ...over,
 });
 const params = (now = T0, over: Partial<BucketParams> = {}): BucketParams => ({
-  now, onlineSince: 0, expireDiffMs: 0, trafficDiffBytes: 0, ...over,
+  now,
+  onlineSince: 0,
+  expireDiffMs: 0,
+  trafficDiffBytes: 0,
+  ...over,
 });
 
 /** Lets queued callbacks (I/O completions, setImmediate) run `n` times over. */
@@ -28,7 +50,14 @@ const turns = async (n = 20): Promise<void> => {
 /** Whether `p` has settled after other work had its turns. */
 const settled = async (p: Promise<unknown>): Promise<boolean> => {
   let done = false;
-  void p.then(() => { done = true; }, () => { done = true; });
+  void p.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
   await turns();
   return done;
 };
@@ -43,18 +72,26 @@ class FakeSource implements CatalogSource {
   groupReads = 0;
   protocolReads = 0;
   storedGroups = ['g'];
-  protocolMap = new Map<number, string>([[1, 'vless'], [2, 'vmess']]);
+  protocolMap = new Map<number, string>([
+    [1, 'vless'],
+    [2, 'vmess'],
+  ]);
   failRows: Error | null = null;
   private holds: Hold[] = [];
 
-  constructor(rows: CatalogRow[], private batchIds = 2) {
+  constructor(
+    rows: CatalogRow[],
+    private batchIds = 2,
+  ) {
     for (const r of rows) this.rows.set(r.id, clone(r));
   }
 
   async catalogRows(emails: string[]): Promise<CatalogRow[]> {
     this.rowReads.push([...emails]);
     if (this.failRows) throw this.failRows;
-    return this.read('rows', undefined, () => [...this.rows.values()].filter((r) => emails.includes(r.email)).map(clone));
+    return this.read('rows', undefined, () =>
+      [...this.rows.values()].filter((r) => emails.includes(r.email)).map(clone),
+    );
   }
 
   /** Batches of `batchIds` ids, `next` as storage computes it (null once the batch reaches the largest id). */
@@ -63,7 +100,10 @@ class FakeSource implements CatalogSource {
     const toId = fromId + this.batchIds - 1;
     return this.read('batch', fromId, () => {
       const max = Math.max(0, ...this.rows.keys());
-      const rows = [...this.rows.values()].filter((r) => r.id >= fromId && r.id <= toId).sort((a, b) => a.id - b.id).map(clone);
+      const rows = [...this.rows.values()]
+        .filter((r) => r.id >= fromId && r.id <= toId)
+        .sort((a, b) => a.id - b.id)
+        .map(clone);
       return { rows, next: toId < max ? toId + 1 : null };
     });
   }
@@ -123,13 +163,16 @@ class FakeSource implements CatalogSource {
 
 /** Five clients (ids 1-5, batches of two ids: reads from 1, 3, 5); `a@x` and `e@x` sit in different batches. */
 const setup = (batchIds = 2) => {
-  const src = new FakeSource([
-    row(1, 'a@x'),
-    row(2, 'b@x', { inboundIds: [1, 2] }),
-    row(3, 'c@x', { enable: false, inboundIds: [2] }),
-    row(4, 'd@x'),
-    row(5, 'e@x'),
-  ], batchIds);
+  const src = new FakeSource(
+    [
+      row(1, 'a@x'),
+      row(2, 'b@x', { inboundIds: [1, 2] }),
+      row(3, 'c@x', { enable: false, inboundIds: [2] }),
+      row(4, 'd@x'),
+      row(5, 'e@x'),
+    ],
+    batchIds,
+  );
   return { src, cache: new CatalogCache(src) };
 };
 /** The cache after its first page (the full read done). */
@@ -139,14 +182,16 @@ const started = async (batchIds = 2) => {
   return s;
 };
 
-const idsOf = async (cache: CatalogCache, q: Partial<PageQuery> = {}, p = params()): Promise<number[]> => (await cache.page(query(q), p)).ids;
+const idsOf = async (cache: CatalogCache, q: Partial<PageQuery> = {}, p = params()): Promise<number[]> =>
+  (await cache.page(query(q), p)).ids;
 /** Used bytes of client `id` as the cache counts them: it is `expiring` exactly when trafficDiff > QUOTA - used. */
 async function usedOf(cache: CatalogCache, id: number, now = T0): Promise<number> {
   let lo = 0;
   let hi = QUOTA + 1;
   while (lo < hi) {
     const d = Math.floor((lo + hi) / 2);
-    if ((await idsOf(cache, { filter: 'expiring' }, params(now, { trafficDiffBytes: d }))).includes(id)) hi = d; else lo = d + 1;
+    if ((await idsOf(cache, { filter: 'expiring' }, params(now, { trafficDiffBytes: d }))).includes(id)) hi = d;
+    else lo = d + 1;
   }
   return QUOTA + 1 - lo;
 }
@@ -160,10 +205,16 @@ describe('CatalogCache reads', () => {
     const { src, cache } = setup();
     const order: string[] = [];
     let running = true;
-    const other = () => { order.push('other'); if (running) setImmediate(other); }; // queued like I/O completions
+    const other = () => {
+      order.push('other');
+      if (running) setImmediate(other);
+    }; // queued like I/O completions
     setImmediate(other);
     const batch = src.catalogBatch.bind(src);
-    src.catalogBatch = async (fromId) => { order.push('batch'); return batch(fromId); };
+    src.catalogBatch = async (fromId) => {
+      order.push('batch');
+      return batch(fromId);
+    };
     try {
       const page = await cache.page(query(), params());
       expect(page).toMatchObject({ ids: [1, 2, 3, 4, 5], filtered: 5, groups: ['g'] });
@@ -436,21 +487,25 @@ describe('CatalogCache changes while a read is in flight', () => {
   it.each([
     ['neither', false],
     ['the first', true],
-  ])('two ticks in the same second during a read of marks are both counted once (the read saw %s)', async (_, sawFirst) => {
-    const { src, cache } = await started();
-    const first = { email: 'a@x', up: 1000, down: 0 };
-    const second = { email: 'a@x', up: 20, down: 0 };
-    cache.clientsChanged(['a@x']);
-    const release = src.hold('rows');
-    if (sawFirst) src.storeTick([first], AT); // stored before the read takes its rows, announced after
-    const pending = cache.page(query(), params());
-    await turns();
-    if (sawFirst) cache.countersMoved([first], AT); else tick(src, cache, [first], AT);
-    tick(src, cache, [second], AT + 300);
-    release();
-    await pending;
-    expect(await usedOf(cache, 1)).toBe(100 + 1000 + 20);
-  });
+  ])(
+    'two ticks in the same second during a read of marks are both counted once (the read saw %s)',
+    async (_, sawFirst) => {
+      const { src, cache } = await started();
+      const first = { email: 'a@x', up: 1000, down: 0 };
+      const second = { email: 'a@x', up: 20, down: 0 };
+      cache.clientsChanged(['a@x']);
+      const release = src.hold('rows');
+      if (sawFirst) src.storeTick([first], AT); // stored before the read takes its rows, announced after
+      const pending = cache.page(query(), params());
+      await turns();
+      if (sawFirst) cache.countersMoved([first], AT);
+      else tick(src, cache, [first], AT);
+      tick(src, cache, [second], AT + 300);
+      release();
+      await pending;
+      expect(await usedOf(cache, 1)).toBe(100 + 1000 + 20);
+    },
+  );
 
   it('a tick announced just before a read of marks and another in the same second during it are both counted once', async () => {
     const { src, cache } = await started();

@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { ClientCatalog, type CatalogRow, type CounterMove } from '../../domain/clients/catalog.js';
 import {
-  BUCKETS, SORT_KEYS, SUMMARY_EMAIL_CAP, type BucketParams, type ClientsSummary, type PageQuery,
+  BUCKETS,
+  SORT_KEYS,
+  SUMMARY_EMAIL_CAP,
+  type BucketParams,
+  type ClientsSummary,
+  type PageQuery,
 } from '../../domain/clients/model.js';
 import { inBucket, summaryBucket, type StatusInput } from '../../domain/clients/rules.js';
 
@@ -14,14 +19,35 @@ const DAY = 86_400_000;
 const QUOTA = 1_000_000;
 
 const row = (over: Partial<CatalogRow> & { id: number }): CatalogRow => ({
-  email: `u${over.id}@x`, subId: '', comment: '', group: '', enable: true, totalGB: 0, expiryTime: 0, used: 0,
-  trafficEnable: true, lastOnline: 0, inboundIds: [], ...over,
+  email: `u${over.id}@x`,
+  subId: '',
+  comment: '',
+  group: '',
+  enable: true,
+  totalGB: 0,
+  expiryTime: 0,
+  used: 0,
+  trafficEnable: true,
+  lastOnline: 0,
+  inboundIds: [],
+  ...over,
 });
 const query = (over: Partial<PageQuery> = {}): PageQuery => ({
-  page: 1, pageSize: 10_000, search: '', filter: '', protocol: '', sort: '', order: 'ascend', ...over,
+  page: 1,
+  pageSize: 10_000,
+  search: '',
+  filter: '',
+  protocol: '',
+  sort: '',
+  order: 'ascend',
+  ...over,
 });
 const params = (over: Partial<BucketParams> = {}): BucketParams => ({
-  now: NOW, onlineSince: NOW_SEC, expireDiffMs: 0, trafficDiffBytes: 0, ...over,
+  now: NOW,
+  onlineSince: NOW_SEC,
+  expireDiffMs: 0,
+  trafficDiffBytes: 0,
+  ...over,
 });
 const noProtocols = (): undefined => undefined;
 const idsOf = (cat: ClientCatalog, q: Partial<PageQuery> = {}, p: Partial<BucketParams> = {}): number[] =>
@@ -35,7 +61,8 @@ function firstTrue(lo: number, hi: number, holds: (x: number) => boolean): numbe
   let b = hi + 1;
   while (a < b) {
     const mid = Math.floor((a + b) / 2);
-    if (holds(mid)) b = mid; else a = mid + 1;
+    if (holds(mid)) b = mid;
+    else a = mid + 1;
   }
   return a;
 }
@@ -56,27 +83,48 @@ const expiryOf = (cat: ClientCatalog, id: number): number | null => {
 
 const lowerAscii = (s: string): string => s.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
 const statusOf = (r: CatalogRow): StatusInput => ({
-  enable: r.enable, totalGB: r.totalGB, expiryTime: r.expiryTime, up: r.used, down: 0, trafficEnable: r.trafficEnable, lastOnline: r.lastOnline,
+  enable: r.enable,
+  totalGB: r.totalGB,
+  expiryTime: r.expiryTime,
+  up: r.used,
+  down: 0,
+  trafficEnable: r.trafficEnable,
+  lastOnline: r.lastOnline,
 });
 const NEVER = Number.MAX_SAFE_INTEGER;
 const sortKeyOf = (sort: PageQuery['sort'], r: CatalogRow): number | string => {
   switch (sort) {
-    case 'enable': return r.enable ? 1 : 0;
-    case 'inboundIds': return new Set(r.inboundIds).size;
-    case 'traffic': return r.used;
-    case 'remaining': return r.totalGB > 0 ? r.totalGB - r.used : NEVER;
-    case 'expiryTime': return r.expiryTime > 0 ? r.expiryTime : NEVER;
-    case 'email': return lowerAscii(r.email);
-    case '': return 0;
+    case 'enable':
+      return r.enable ? 1 : 0;
+    case 'inboundIds':
+      return new Set(r.inboundIds).size;
+    case 'traffic':
+      return r.used;
+    case 'remaining':
+      return r.totalGB > 0 ? r.totalGB - r.used : NEVER;
+    case 'expiryTime':
+      return r.expiryTime > 0 ? r.expiryTime : NEVER;
+    case 'email':
+      return lowerAscii(r.email);
+    case '':
+      return 0;
   }
 };
 
-function referencePage(rows: Iterable<CatalogRow>, q: PageQuery, p: BucketParams, protocolOf: (id: number) => string | undefined) {
+function referencePage(
+  rows: Iterable<CatalogRow>,
+  q: PageQuery,
+  p: BucketParams,
+  protocolOf: (id: number) => string | undefined,
+) {
   const needle = lowerAscii(q.search.trim());
-  const hits = [...rows].filter((r) => (q.group === undefined || r.group === q.group)
-    && (!q.protocol || r.inboundIds.some((id) => protocolOf(id) === q.protocol))
-    && (!q.filter || inBucket(q.filter, statusOf(r), p))
-    && (!needle || [r.email, r.subId, r.comment].some((f) => lowerAscii(f).includes(needle))));
+  const hits = [...rows].filter(
+    (r) =>
+      (q.group === undefined || r.group === q.group) &&
+      (!q.protocol || r.inboundIds.some((id) => protocolOf(id) === q.protocol)) &&
+      (!q.filter || inBucket(q.filter, statusOf(r), p)) &&
+      (!needle || [r.email, r.subId, r.comment].some((f) => lowerAscii(f).includes(needle))),
+  );
   const dir = q.order === 'descend' ? -1 : 1;
   hits.sort((a, b) => {
     const x = sortKeyOf(q.sort, a);
@@ -88,7 +136,12 @@ function referencePage(rows: Iterable<CatalogRow>, q: PageQuery, p: BucketParams
 }
 
 function referenceSummary(rows: Iterable<CatalogRow>, p: BucketParams): ClientsSummary {
-  const lists = { depleted: [] as string[], deactive: [] as string[], expiring: [] as string[], online: [] as string[] };
+  const lists = {
+    depleted: [] as string[],
+    deactive: [] as string[],
+    expiring: [] as string[],
+    online: [] as string[],
+  };
   const all = [...rows].sort((a, b) => a.id - b.id);
   for (const r of all) {
     const b = summaryBucket(statusOf(r), p);
@@ -99,14 +152,25 @@ function referenceSummary(rows: Iterable<CatalogRow>, p: BucketParams): ClientsS
   return {
     total: all.length,
     active: all.length - lists.depleted.length - lists.deactive.length - lists.expiring.length,
-    online: cap(lists.online), depleted: cap(lists.depleted), expiring: cap(lists.expiring), deactive: cap(lists.deactive),
-    onlineCount: lists.online.length, depletedCount: lists.depleted.length,
-    expiringCount: lists.expiring.length, deactiveCount: lists.deactive.length,
+    online: cap(lists.online),
+    depleted: cap(lists.depleted),
+    expiring: cap(lists.expiring),
+    deactive: cap(lists.deactive),
+    onlineCount: lists.online.length,
+    depletedCount: lists.depleted.length,
+    expiringCount: lists.expiring.length,
+    deactiveCount: lists.deactive.length,
   };
 }
 
 /** applyMoves as specified: counters added, lastOnline = the tick's second, a delayed start begins. */
-function referenceMoves(rows: Iterable<CatalogRow>, moves: readonly CounterMove[], atMs: number, onlyNewer: boolean, emails?: ReadonlySet<string>) {
+function referenceMoves(
+  rows: Iterable<CatalogRow>,
+  moves: readonly CounterMove[],
+  atMs: number,
+  onlyNewer: boolean,
+  emails?: ReadonlySet<string>,
+) {
   const byEmail = new Map([...rows].map((r) => [r.email, r]));
   const sec = Math.floor(atMs / 1000);
   for (const m of moves) {
@@ -146,13 +210,22 @@ const shuffled = <T>(r: Rng, xs: T[]): T[] => {
 /** Few characters, so substrings recur across clients; upper case, LIKE's wildcards and a non-ASCII case pair. */
 const CHARS = ['a', 'b', 'c', 'X', 'Y', 'Z', '%', '_', '.', '@', '-', '1', 'é', 'É'];
 const GROUPS = ['', 'g1', 'G1', 'team a', 'Ünï'];
-const PROTOCOL_OF = new Map<number, string>([[1, 'vless'], [2, 'vmess'], [3, 'trojan'], [4, 'vless'], [5, 'shadowsocks'], [6, 'hysteria2'], [8, 'vmess']]);
+const PROTOCOL_OF = new Map<number, string>([
+  [1, 'vless'],
+  [2, 'vmess'],
+  [3, 'trojan'],
+  [4, 'vless'],
+  [5, 'shadowsocks'],
+  [6, 'hysteria2'],
+  [8, 'vmess'],
+]);
 const protocolOf = (id: number): string | undefined => PROTOCOL_OF.get(id); // inbound 7: unknown protocol
 const PROTOCOLS = ['vless', 'vmess', 'trojan', 'shadowsocks', 'hysteria2', 'wireguard'];
 
 const word = (r: Rng, min: number, max: number): string =>
   Array.from({ length: min + r.int(max - min + 1) }, () => r.pick(CHARS)).join('');
-const randomCase = (r: Rng, s: string): string => [...s].map((ch) => (r.chance(0.5) ? ch.toUpperCase() : ch.toLowerCase())).join('');
+const randomCase = (r: Rng, s: string): string =>
+  [...s].map((ch) => (r.chance(0.5) ? ch.toUpperCase() : ch.toLowerCase())).join('');
 const piece = (r: Rng, s: string): string => {
   const from = r.int(s.length);
   return s.slice(from, from + 1 + r.int(Math.min(5, s.length - from)));
@@ -160,12 +233,18 @@ const piece = (r: Rng, s: string): string => {
 
 function randomExpiry(r: Rng): number {
   switch (r.int(6)) {
-    case 0: return 0;
-    case 1: return -(1 + r.int(30)) * DAY; // delayed start
-    case 2: return NOW - 1 - r.int(30 * DAY); // past
-    case 3: return NOW; // exactly now
-    case 4: return NOW + 1 + r.int(3 * DAY); // near
-    default: return NOW + 30 * DAY + r.int(300 * DAY); // far
+    case 0:
+      return 0;
+    case 1:
+      return -(1 + r.int(30)) * DAY; // delayed start
+    case 2:
+      return NOW - 1 - r.int(30 * DAY); // past
+    case 3:
+      return NOW; // exactly now
+    case 4:
+      return NOW + 1 + r.int(3 * DAY); // near
+    default:
+      return NOW + 30 * DAY + r.int(300 * DAY); // far
   }
 }
 
@@ -190,12 +269,16 @@ function randomFields(r: Rng): Omit<CatalogRow, 'id' | 'email'> {
 function randomNeedle(r: Rng, rows: CatalogRow[]): string {
   const c = rows.length ? r.pick(rows) : row({ id: 0, email: 'none', subId: 'none' });
   switch (r.int(8)) {
-    case 0: return '';
-    case 1: return '   ';
-    case 2: return ` ${randomCase(r, piece(r, c.email))} `; // trimmed
+    case 0:
+      return '';
+    case 1:
+      return '   ';
+    case 2:
+      return ` ${randomCase(r, piece(r, c.email))} `; // trimmed
     case 3: // across email|subId: must not match unless some single field holds it
       return c.subId ? randomCase(r, c.email.slice(-1 - r.int(3)) + c.subId.slice(0, 1 + r.int(3))) : piece(r, c.email);
-    case 4: return c.subId ? `${c.email.slice(-2)}\u0001${c.subId.slice(0, 2)}` : '\u0001';
+    case 4:
+      return c.subId ? `${c.email.slice(-2)}\u0001${c.subId.slice(0, 2)}` : '\u0001';
     case 5: // across subId|comment
       return c.comment ? randomCase(r, c.subId.slice(-2) + c.comment.slice(0, 2)) : randomCase(r, piece(r, c.email));
     default: {
@@ -231,18 +314,34 @@ function randomParams(r: Rng): BucketParams {
 class Truth {
   rows = new Map<number, CatalogRow>();
   private usedIds = new Set<number>();
-  constructor(private r: Rng, private idSpace: number) {}
+  constructor(
+    private r: Rng,
+    private idSpace: number,
+  ) {}
 
-  list(): CatalogRow[] { return [...this.rows.values()]; }
-  byEmail(email: string): CatalogRow | undefined { return this.list().find((x) => x.email === email); }
-  some(): CatalogRow { return this.r.pick(this.list()); }
+  list(): CatalogRow[] {
+    return [...this.rows.values()];
+  }
+  byEmail(email: string): CatalogRow | undefined {
+    return this.list().find((x) => x.email === email);
+  }
+  some(): CatalogRow {
+    return this.r.pick(this.list());
+  }
   /** The current rows of `emails`, as a store read would return them (copies). */
-  read(emails: string[]): CatalogRow[] { return this.list().filter((x) => emails.includes(x.email)).map(clone); }
+  read(emails: string[]): CatalogRow[] {
+    return this.list()
+      .filter((x) => emails.includes(x.email))
+      .map(clone);
+  }
 
   newId(): number {
     for (;;) {
       const id = 1 + this.r.int(this.idSpace); // not increasing: slots get appended out of id order
-      if (!this.usedIds.has(id)) { this.usedIds.add(id); return id; }
+      if (!this.usedIds.has(id)) {
+        this.usedIds.add(id);
+        return id;
+      }
     }
   }
   newEmail(): string {
@@ -262,25 +361,34 @@ const clone = (x: CatalogRow): CatalogRow => ({ ...x, inboundIds: [...x.inboundI
 /** One random mutation applied to the truth and told to the catalog the way its callers do. */
 function randomStep(r: Rng, truth: Truth, cat: ClientCatalog): void {
   const op = truth.rows.size < 5 ? 0 : r.int(100);
-  if (op < 15) { // a new client
+  if (op < 15) {
+    // a new client
     cat.put(truth.add());
-  } else if (op < 20) { // a new client, learnt by a patch of its email
+  } else if (op < 20) {
+    // a new client, learnt by a patch of its email
     const x = truth.add();
     cat.patch([x.email], [x]);
-  } else if (op < 35) { // edited in place
+  } else if (op < 35) {
+    // edited in place
     const x = truth.some();
     Object.assign(x, randomFields(r));
-    if (r.chance(0.5)) cat.put(clone(x)); else cat.patch([x.email], truth.read([x.email]));
-  } else if (op < 43) { // deleted
+    if (r.chance(0.5)) cat.put(clone(x));
+    else cat.patch([x.email], truth.read([x.email]));
+  } else if (op < 43) {
+    // deleted
     const x = truth.some();
     truth.rows.delete(x.id);
-    if (r.chance(0.5)) cat.remove(x.email); else cat.patch([x.email], []);
-  } else if (op < 48) { // deleted and created again under the same email (new id)
+    if (r.chance(0.5)) cat.remove(x.email);
+    else cat.patch([x.email], []);
+  } else if (op < 48) {
+    // deleted and created again under the same email (new id)
     const x = truth.some();
     truth.rows.delete(x.id);
     const again = truth.add(x.email);
-    if (r.chance(0.5)) cat.put(again); else cat.patch([x.email], [again]);
-  } else if (op < 56) { // renamed: keeps its id; to a fresh email or to one whose client was deleted first
+    if (r.chance(0.5)) cat.put(again);
+    else cat.patch([x.email], [again]);
+  } else if (op < 56) {
+    // renamed: keeps its id; to a fresh email or to one whose client was deleted first
     const x = truth.some();
     const old = x.email;
     const taken = r.chance(0.3) ? truth.some() : undefined;
@@ -288,12 +396,14 @@ function randomStep(r: Rng, truth: Truth, cat: ClientCatalog): void {
     x.email = taken && taken !== x ? taken.email : truth.newEmail();
     const emails = r.chance(0.5) ? [old, x.email] : [x.email, old];
     cat.patch(emails, truth.read(emails));
-  } else if (op < 60) { // two clients swap emails
+  } else if (op < 60) {
+    // two clients swap emails
     const a = truth.some();
     const b = truth.some();
     [a.email, b.email] = [b.email, a.email];
     cat.patch([a.email, b.email], truth.read([a.email, b.email]));
-  } else if (op < 97) { // a traffic tick, sometimes replayed (onlyNewer) or scoped to some emails
+  } else if (op < 97) {
+    // a traffic tick, sometimes replayed (onlyNewer) or scoped to some emails
     const moved = new Set<string>();
     for (let k = 1 + r.int(20); k > 0; k--) moved.add(truth.some().email);
     const moves: CounterMove[] = [...moved, 'nobody@x'].map((email) => ({ email, up: r.int(300), down: r.int(300) }));
@@ -302,7 +412,8 @@ function randomStep(r: Rng, truth: Truth, cat: ClientCatalog): void {
     const emails = r.chance(0.3) ? new Set([...moved].filter(() => r.chance(0.5))) : undefined;
     referenceMoves(truth.rows.values(), moves, at, onlyNewer, emails);
     cat.applyMoves(moves, at, onlyNewer, emails);
-  } else { // an inbound deleted
+  } else {
+    // an inbound deleted
     const id = 1 + r.int(8);
     for (const x of truth.rows.values()) x.inboundIds = x.inboundIds.filter((i) => i !== id);
     cat.dropInbound(id);
@@ -330,7 +441,8 @@ function randomRun(seed: number, clients: number, steps: number): void {
   expectSameAsReference(r, truth, cat, 40);
   for (let step = 1; step <= steps; step++) {
     randomStep(r, truth, cat);
-    if (step === Math.floor(steps / 2)) { // many removals at once: the dead slots get compacted
+    if (step === Math.floor(steps / 2)) {
+      // many removals at once: the dead slots get compacted
       for (const x of truth.list()) {
         if (!r.chance(0.6)) continue;
         truth.rows.delete(x.id);
@@ -355,7 +467,10 @@ describe('ClientCatalog against a brute-force reference', () => {
 
   it('the summary lists keep the first SUMMARY_EMAIL_CAP emails by id when a bucket holds more', () => {
     const r = prng(5);
-    const ids = shuffled(r, Array.from({ length: 3 * SUMMARY_EMAIL_CAP }, (_, i) => i + 1));
+    const ids = shuffled(
+      r,
+      Array.from({ length: 3 * SUMMARY_EMAIL_CAP }, (_, i) => i + 1),
+    );
     const cat = new ClientCatalog(ids.map((id) => row({ id, enable: false })));
     for (const id of ids.slice(0, SUMMARY_EMAIL_CAP / 2)) cat.remove(`u${id}@x`);
     const live = ids.slice(SUMMARY_EMAIL_CAP / 2).sort((a, b) => a - b);
@@ -368,10 +483,11 @@ describe('ClientCatalog against a brute-force reference', () => {
 
 describe('ClientCatalog.applyMoves', () => {
   const AT = NOW + 1999; // second NOW_SEC + 1
-  const fresh = () => new ClientCatalog([
-    row({ id: 1, email: 'a', totalGB: QUOTA, used: 100, lastOnline: 5 }),
-    row({ id: 2, email: 'b', totalGB: QUOTA, used: 200, lastOnline: 7 }),
-  ]);
+  const fresh = () =>
+    new ClientCatalog([
+      row({ id: 1, email: 'a', totalGB: QUOTA, used: 100, lastOnline: 5 }),
+      row({ id: 2, email: 'b', totalGB: QUOTA, used: 200, lastOnline: 7 }),
+    ]);
 
   it('adds up + down to used and sets lastOnline to the second of the tick', () => {
     const cat = fresh();
@@ -386,7 +502,10 @@ describe('ClientCatalog.applyMoves', () => {
       row({ id: 2, email: 'dated', expiryTime: NOW + DAY }),
       row({ id: 3, email: 'never' }),
     ]);
-    cat.applyMoves(['delayed', 'dated', 'never'].map((email) => ({ email, up: 1, down: 0 })), AT);
+    cat.applyMoves(
+      ['delayed', 'dated', 'never'].map((email) => ({ email, up: 1, down: 0 })),
+      AT,
+    );
     expect([expiryOf(cat, 1), expiryOf(cat, 2), expiryOf(cat, 3)]).toEqual([AT + 3 * DAY, NOW + DAY, null]);
   });
 
@@ -397,14 +516,30 @@ describe('ClientCatalog.applyMoves', () => {
       row({ id: 2, email: 'same', totalGB: QUOTA, used: 10, lastOnline: sec, expiryTime: -DAY }),
       row({ id: 3, email: 'after', totalGB: QUOTA, used: 10, lastOnline: sec + 1 }),
     ]);
-    cat.applyMoves(['before', 'same', 'after'].map((email) => ({ email, up: 5, down: 5 })), AT, true);
-    expect([1, 2, 3].map((id) => [usedOf(cat, id), lastOnlineOf(cat, id)])).toEqual([[20, sec], [10, sec], [10, sec + 1]]);
+    cat.applyMoves(
+      ['before', 'same', 'after'].map((email) => ({ email, up: 5, down: 5 })),
+      AT,
+      true,
+    );
+    expect([1, 2, 3].map((id) => [usedOf(cat, id), lastOnlineOf(cat, id)])).toEqual([
+      [20, sec],
+      [10, sec],
+      [10, sec + 1],
+    ]);
     expect(expiryOf(cat, 2)).toBeNull(); // still waiting to start
   });
 
   it('with an emails set, touches only those emails', () => {
     const cat = fresh();
-    cat.applyMoves([{ email: 'a', up: 1, down: 1 }, { email: 'b', up: 1, down: 1 }], AT, false, new Set(['b']));
+    cat.applyMoves(
+      [
+        { email: 'a', up: 1, down: 1 },
+        { email: 'b', up: 1, down: 1 },
+      ],
+      AT,
+      false,
+      new Set(['b']),
+    );
     expect([usedOf(cat, 1), usedOf(cat, 2)]).toEqual([100, 202]);
   });
 
@@ -537,8 +672,15 @@ describe('ClientCatalog storage', () => {
   });
 
   it('dropping an inbound detaches it and keeps the other attachments', () => {
-    const cat = new ClientCatalog([row({ id: 1, inboundIds: [1, 2] }), row({ id: 2, inboundIds: [2] }), row({ id: 3, inboundIds: [1] })]);
-    const protocols = new Map([[1, 'vless'], [2, 'vmess']]);
+    const cat = new ClientCatalog([
+      row({ id: 1, inboundIds: [1, 2] }),
+      row({ id: 2, inboundIds: [2] }),
+      row({ id: 3, inboundIds: [1] }),
+    ]);
+    const protocols = new Map([
+      [1, 'vless'],
+      [2, 'vmess'],
+    ]);
     const byProtocol = (protocol: string) => cat.page(query({ protocol }), params(), (id) => protocols.get(id)).ids;
     cat.dropInbound(2);
     expect(byProtocol('vmess')).toEqual([]);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyProtocolRules, deletableWhenDepleted, groupNameProblem, identifierProblem, inBucket, isDepleted, ss2022KeyBytes,
-  summaryBucket, validSs2022Key, type StatusInput,
+  applyProtocolRules,
+  deletableWhenDepleted,
+  groupNameProblem,
+  identifierProblem,
+  inBucket,
+  isDepleted,
+  ss2022KeyBytes,
+  summaryBucket,
+  validSs2022Key,
+  type StatusInput,
 } from '../../domain/clients/rules.js';
 import type { BucketParams } from '../../domain/clients/model.js';
 import { fromBase64 } from '../../domain/shared/random.js';
@@ -35,7 +43,12 @@ describe('identifiers', () => {
   });
 
   it.each([
-    ['Team A', null], ['', 'must not be empty'], ['a/b', 'slashes'], [' x', 'spaces'], ['y'.repeat(65), 'at most 64'], ['..', 'must not be'],
+    ['Team A', null],
+    ['', 'must not be empty'],
+    ['a/b', 'slashes'],
+    [' x', 'spaces'],
+    ['y'.repeat(65), 'at most 64'],
+    ['..', 'must not be'],
   ])('group %j', (value, problem) => {
     const p = groupNameProblem('name', value);
     if (problem === null) expect(p).toBeNull();
@@ -45,8 +58,12 @@ describe('identifiers', () => {
 
 describe('Shadowsocks-2022 keys', () => {
   it.each([
-    ['2022-blake3-aes-128-gcm', 16], ['2022-blake3-aes-256-gcm', 32], ['2022-blake3-chacha20-poly1305', 32],
-    ['aes-256-gcm', 0], ['chacha20-ietf-poly1305', 0], ['', 0],
+    ['2022-blake3-aes-128-gcm', 16],
+    ['2022-blake3-aes-256-gcm', 32],
+    ['2022-blake3-chacha20-poly1305', 32],
+    ['aes-256-gcm', 0],
+    ['chacha20-ietf-poly1305', 0],
+    ['', 0],
   ])('%s needs %i bytes', (method, n) => expect(ss2022KeyBytes(method)).toBe(n));
 
   it('validates the decoded length and the base64 form', () => {
@@ -62,14 +79,31 @@ describe('Shadowsocks-2022 keys', () => {
 });
 
 describe('applyProtocolRules', () => {
-  const empty = { uuid: '', password: '', auth: '', flow: '', method: '', reverse: null as { tag: string } | null, security: '' };
-  const vlessReality = { protocol: 'vless' as const, settings: {}, streamSettings: { network: 'tcp', security: 'reality' } };
+  const empty = {
+    uuid: '',
+    password: '',
+    auth: '',
+    flow: '',
+    method: '',
+    reverse: null as { tag: string } | null,
+    security: '',
+  };
+  const vlessReality = {
+    protocol: 'vless' as const,
+    settings: {},
+    streamSettings: { network: 'tcp', security: 'reality' },
+  };
   const vlessWs = { protocol: 'vless' as const, settings: {}, streamSettings: { network: 'ws', security: 'tls' } };
   const trojanTls = { protocol: 'trojan' as const, settings: {}, streamSettings: { security: 'tls' } };
   const ss = (method: string) => ({ protocol: 'shadowsocks' as const, settings: { method }, streamSettings: {} });
 
   it('fills secrets per protocol', () => {
-    const r = applyProtocolRules(empty, [vlessWs, trojanTls, { protocol: 'hysteria', settings: {}, streamSettings: {} }, { protocol: 'vmess', settings: {}, streamSettings: {} }]);
+    const r = applyProtocolRules(empty, [
+      vlessWs,
+      trojanTls,
+      { protocol: 'hysteria', settings: {}, streamSettings: {} },
+      { protocol: 'vmess', settings: {}, streamSettings: {} },
+    ]);
     expect(r.uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.password).not.toBe('');
     expect(r.auth).not.toBe('');
@@ -77,7 +111,11 @@ describe('applyProtocolRules', () => {
   });
 
   it('keeps given secrets', () => {
-    const r = applyProtocolRules({ ...empty, uuid: 'u', password: 'p', auth: 'a' }, [vlessWs, trojanTls, { protocol: 'hysteria2', settings: {}, streamSettings: {} }]);
+    const r = applyProtocolRules({ ...empty, uuid: 'u', password: 'p', auth: 'a' }, [
+      vlessWs,
+      trojanTls,
+      { protocol: 'hysteria2', settings: {}, streamSettings: {} },
+    ]);
     expect(r).toMatchObject({ uuid: 'u', password: 'p', auth: 'a' });
   });
 
@@ -111,7 +149,15 @@ describe('applyProtocolRules', () => {
 describe('status buckets', () => {
   const NOW = Date.UTC(2026, 0, 1);
   const p: BucketParams = { now: NOW, onlineSince: NOW / 1000 - 20, expireDiffMs: 0, trafficDiffBytes: 0 };
-  const base: StatusInput = { enable: true, totalGB: 0, expiryTime: 0, up: 0, down: 0, trafficEnable: true, lastOnline: 0 };
+  const base: StatusInput = {
+    enable: true,
+    totalGB: 0,
+    expiryTime: 0,
+    up: 0,
+    down: 0,
+    trafficEnable: true,
+    lastOnline: 0,
+  };
   const c = (o: Partial<StatusInput>): StatusInput => ({ ...base, ...o });
 
   it.each<[string, Partial<StatusInput>, BucketParams, ReturnType<typeof summaryBucket>]>([

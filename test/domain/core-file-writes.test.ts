@@ -1,16 +1,28 @@
 // When the core config file is rewritten after live changes (domain/core/file-writes.ts).
 import { describe, expect, it } from 'vitest';
-import { FILE_WRITE_MAX_DELAY_MS, FILE_WRITE_MIN_DELAY_MS, FILE_WRITE_SPACING, FileWriteThrottle, type FileWriteTimers } from '../../domain/core/file-writes.js';
+import {
+  FILE_WRITE_MAX_DELAY_MS,
+  FILE_WRITE_MIN_DELAY_MS,
+  FILE_WRITE_SPACING,
+  FileWriteThrottle,
+  type FileWriteTimers,
+} from '../../domain/core/file-writes.js';
 
 /** Manual time: timers fire only when the test moves the clock. */
 class ManualTimers implements FileWriteTimers {
   t = 0;
   private timers: { at: number; fn: () => void; live: boolean }[] = [];
-  now() { return this.t; }
+  now() {
+    return this.t;
+  }
   setTimer(fn: () => void, ms: number) {
     const timer = { at: this.t + ms, fn, live: true };
     this.timers.push(timer);
-    return { cancel: () => { timer.live = false; } };
+    return {
+      cancel: () => {
+        timer.live = false;
+      },
+    };
   }
   async advance(ms: number) {
     const end = this.t + ms;
@@ -70,10 +82,14 @@ describe('core config file rewrites', () => {
     const errors: unknown[] = [];
     let fail = true;
     let writes = 0;
-    const throttle = new FileWriteThrottle(async () => {
-      writes++;
-      if (fail) throw new Error('disk full');
-    }, timers, (err) => errors.push(err));
+    const throttle = new FileWriteThrottle(
+      async () => {
+        writes++;
+        if (fail) throw new Error('disk full');
+      },
+      timers,
+      (err) => errors.push(err),
+    );
     throttle.changed();
     throttle.cancel();
     await timers.advance(5000);

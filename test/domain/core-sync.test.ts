@@ -12,10 +12,29 @@ interface World {
 }
 
 const ib = (id: number, protocol: Protocol, extra: Partial<CoreInbound> = {}): CoreInbound => ({
-  id, tag: `in-${id}`, protocol, enable: true, listen: '', port: 20000 + id, settings: {}, streamSettings: {}, sniffing: {}, nodeId: null, ...extra,
+  id,
+  tag: `in-${id}`,
+  protocol,
+  enable: true,
+  listen: '',
+  port: 20000 + id,
+  settings: {},
+  streamSettings: {},
+  sniffing: {},
+  nodeId: null,
+  ...extra,
 });
 const cl = (email: string, extra: Partial<CoreClient> = {}): CoreClient => ({
-  email, uuid: `uuid-${email}`, password: `pw-${email}`, auth: '', flow: '', security: '', method: '', reverse: null, enable: true, ...extra,
+  email,
+  uuid: `uuid-${email}`,
+  password: `pw-${email}`,
+  auth: '',
+  flow: '',
+  security: '',
+  method: '',
+  reverse: null,
+  enable: true,
+  ...extra,
 });
 
 function viewOf(w: World): CoreViewRepo {
@@ -30,10 +49,17 @@ function viewOf(w: World): CoreViewRepo {
       return { inbounds, clients, fallbacks: [] };
     },
     async clientsByEmails(emails) {
-      return emails.map((e) => w.clients.get(e)).filter((x): x is NonNullable<typeof x> => !!x).map((x) => ({ client: { ...x.client }, inboundIds: [...x.inboundIds] }));
+      return emails
+        .map((e) => w.clients.get(e))
+        .filter((x): x is NonNullable<typeof x> => !!x)
+        .map((x) => ({ client: { ...x.client }, inboundIds: [...x.inboundIds] }));
     },
-    async inboundTags() { return w.inbounds.map((i) => i.tag); },
-    async clientReverseTags() { return []; },
+    async inboundTags() {
+      return w.inbounds.map((i) => i.tag);
+    },
+    async clientReverseTags() {
+      return [];
+    },
   };
 }
 
@@ -47,19 +73,33 @@ function setup(flavour: 'xray' | 'v2ray' = 'xray') {
   const writes: number[] = [];
   const build = async () => buildCoreConfig(defaultTemplate(1), await view.load(), { flavour, apiPort: 1 });
   const sync: CoreSync = new CoreSync({
-    view, core, build,
-    reload: async (reason) => { reloads.push(reason); sync.reset(await build(), flavour); },
-    enqueue: (fn) => { const n = queue.then(fn, fn); queue = n.catch(() => undefined); return n; },
+    view,
+    core,
+    build,
+    reload: async (reason) => {
+      reloads.push(reason);
+      sync.reset(await build(), flavour);
+    },
+    enqueue: (fn) => {
+      const n = queue.then(fn, fn);
+      queue = n.catch(() => undefined);
+      return n;
+    },
     changed: () => writes.push(1),
   });
-  const start = async () => { sync.reset(await build(), flavour); core.calls = []; };
+  const start = async () => {
+    sync.reset(await build(), flavour);
+    core.calls = [];
+  };
   const put = (c: CoreClient, inboundIds: number[]) => w.clients.set(c.email, { client: c, inboundIds });
   return { w, core, sync, reloads, writes, start, put };
 }
 
 describe('core sync (live changes through HandlerService)', () => {
   let t: ReturnType<typeof setup>;
-  beforeEach(() => { t = setup(); });
+  beforeEach(() => {
+    t = setup();
+  });
 
   it('adds a new client to each attached running inbound, account type from the inbound protocol', async () => {
     t.w.inbounds.push(ib(1, 'vless'), ib(2, 'trojan'));
@@ -93,7 +133,12 @@ describe('core sync (live changes through HandlerService)', () => {
     t.w.clients.delete('b');
     t.put(cl('c', { uuid: 'new-uuid' }), [2]);
     await t.sync.clientsChanged(['a', 'b', 'c']);
-    expect(t.core.ops('removeUser')).toEqual([['in-1', 'a'], ['in-2', 'a'], ['in-1', 'b'], ['in-2', 'c']]);
+    expect(t.core.ops('removeUser')).toEqual([
+      ['in-1', 'a'],
+      ['in-2', 'a'],
+      ['in-1', 'b'],
+      ['in-2', 'c'],
+    ]);
     expect(t.core.ops('addUser')).toEqual([['in-2', 'vmess', { email: 'c', id: 'new-uuid', security: 'auto' }]]);
   });
 
@@ -138,7 +183,14 @@ describe('core sync (live changes through HandlerService)', () => {
     t.core.calls = [];
     t.w.inbounds[0]!.enable = true;
     await t.sync.inboundsChanged([1]);
-    expect(t.core.ops('addInbound')).toEqual([[expect.objectContaining({ tag: 'in-1', settings: { clients: [{ id: 'uuid-a', security: 'auto', email: 'a' }] } })]]);
+    expect(t.core.ops('addInbound')).toEqual([
+      [
+        expect.objectContaining({
+          tag: 'in-1',
+          settings: { clients: [{ id: 'uuid-a', security: 'auto', email: 'a' }] },
+        }),
+      ],
+    ]);
     t.core.calls = [];
     t.w.inbounds[1]!.port = 30000;
     await t.sync.inboundsChanged([2]);
@@ -150,7 +202,9 @@ describe('core sync (live changes through HandlerService)', () => {
   it('falls back to one full reload when a live call fails', async () => {
     t.w.inbounds.push(ib(1, 'vmess'));
     await t.start();
-    t.core.addUser = async () => { throw new Error('boom'); };
+    t.core.addUser = async () => {
+      throw new Error('boom');
+    };
     t.put(cl('a'), [1]);
     t.put(cl('b'), [1]);
     await Promise.all([t.sync.clientsChanged(['a']), t.sync.clientsChanged(['b'])]);
@@ -179,7 +233,10 @@ describe('core sync under V2Ray', () => {
     await t.sync.clientsChanged(['a']);
     expect(t.core.ops('addUser')).toEqual([]);
     expect(t.core.ops('removeInbound')).toEqual([['in-1']]);
-    expect(t.core.ops('addInbound')[0]![0]).toMatchObject({ tag: 'in-1', settings: { password: 'changed', email: 'a' } });
+    expect(t.core.ops('addInbound')[0]![0]).toMatchObject({
+      tag: 'in-1',
+      settings: { password: 'changed', email: 'a' },
+    });
   });
 
   it('a shadowsocks inbound waiting for its first client comes in when the client is added', async () => {

@@ -15,12 +15,24 @@ class FakeSocket implements PushSocket {
     if (this.failSend) throw new Error('socket gone');
     this.sent.push(text);
   }
-  bufferedAmount() { return this.buffered; }
-  ping() { this.pings++; }
-  close(code: number, reason: string) { this.closedWith = { code, reason }; }
-  terminate() { this.terminated = true; }
-  messages() { return this.sent.map((s) => JSON.parse(s)); }
-  ofType(type: string) { return this.messages().filter((m) => m.type === type); }
+  bufferedAmount() {
+    return this.buffered;
+  }
+  ping() {
+    this.pings++;
+  }
+  close(code: number, reason: string) {
+    this.closedWith = { code, reason };
+  }
+  terminate() {
+    this.terminated = true;
+  }
+  messages() {
+    return this.sent.map((s) => JSON.parse(s));
+  }
+  ofType(type: string) {
+    return this.messages().filter((m) => m.type === type);
+  }
 }
 
 describe('push hub', () => {
@@ -37,11 +49,12 @@ describe('push hub', () => {
     vi.useRealTimers();
   });
 
-  const connect = (n = 1) => Array.from({ length: n }, () => {
-    const s = new FakeSocket();
-    const conn = hub.connect(s);
-    return Object.assign(s, { conn });
-  });
+  const connect = (n = 1) =>
+    Array.from({ length: n }, () => {
+      const s = new FakeSocket();
+      const conn = hub.connect(s);
+      return Object.assign(s, { conn });
+    });
 
   it('pushes every status sample to every connection, serialised once', () => {
     const [a, b] = connect(2);
@@ -76,7 +89,10 @@ describe('push hub', () => {
     events.emit('inbounds.changed', { ids: [1], action: 'update' });
     expect(a!.ofType('invalidate')).toEqual([]); // held for the merge window
     vi.advanceTimersByTime(250);
-    expect(a!.ofType('invalidate')).toEqual([{ type: 'invalidate', resource: 'clients' }, { type: 'invalidate', resource: 'inbounds' }]);
+    expect(a!.ofType('invalidate')).toEqual([
+      { type: 'invalidate', resource: 'clients' },
+      { type: 'invalidate', resource: 'inbounds' },
+    ]);
     events.emit('clients.changed', { emails: ['x'], action: 'del' });
     vi.advanceTimersByTime(250);
     expect(a!.ofType('invalidate').filter((m) => m.resource === 'clients')).toHaveLength(2);
@@ -101,7 +117,12 @@ describe('push hub', () => {
     events.emit('tokens.changed', { action: 'create' });
     events.emit('nodes.changed', { ids: [1], action: 'add' });
     vi.advanceTimersByTime(250);
-    expect(a!.ofType('invalidate').map((m) => m.resource).sort()).toEqual(['groups', 'nodes', 'settings', 'tokens']);
+    expect(
+      a!
+        .ofType('invalidate')
+        .map((m) => m.resource)
+        .sort(),
+    ).toEqual(['groups', 'nodes', 'settings', 'tokens']);
   });
 
   it('does not hold timers for invalidations when nobody is connected', () => {
@@ -113,9 +134,15 @@ describe('push hub', () => {
     const [a] = connect();
     events.emit('traffic.tick', {
       at: 0,
-      inbounds: [{ tag: 'in-1', up: 10, down: 20 }, { tag: 'in-2', up: 0, down: 0 }],
+      inbounds: [
+        { tag: 'in-1', up: 10, down: 20 },
+        { tag: 'in-2', up: 0, down: 0 },
+      ],
       outbounds: [{ tag: 'direct', up: 0, down: 0 }],
-      clients: [{ email: 'alice', up: 1, down: 2 }, { email: 'bob', up: 0, down: 0 }],
+      clients: [
+        { email: 'alice', up: 1, down: 2 },
+        { email: 'bob', up: 0, down: 0 },
+      ],
       onlines: ['alice'],
     });
     expect(a!.messages()).toEqual([
@@ -123,7 +150,13 @@ describe('push hub', () => {
       { type: 'client_stats', data: { clients: [{ email: 'alice', up: 1, down: 2 }] } },
     ]);
     // Nothing moved and the same clients online: nothing to say.
-    events.emit('traffic.tick', { at: 0, inbounds: [{ tag: 'in-1', up: 0, down: 0 }], outbounds: [], clients: [], onlines: ['alice'] });
+    events.emit('traffic.tick', {
+      at: 0,
+      inbounds: [{ tag: 'in-1', up: 0, down: 0 }],
+      outbounds: [],
+      clients: [],
+      onlines: ['alice'],
+    });
     expect(a!.sent).toHaveLength(2);
     // Nothing moved but alice went offline: traffic carries the new online list.
     events.emit('traffic.tick', { at: 0, inbounds: [], outbounds: [], clients: [], onlines: [] });
@@ -185,28 +218,42 @@ describe('push hub', () => {
 });
 
 describe('WebSocket upgrade check', () => {
-  const base = { session: true, bearer: false, origin: 'http://panel.example:2053', host: 'panel.example:2053', secure: false };
+  const base = {
+    session: true,
+    bearer: false,
+    origin: 'http://panel.example:2053',
+    host: 'panel.example:2053',
+    secure: false,
+  };
 
-  it('accepts a session cookie from the panel\'s own origin', () => {
+  it("accepts a session cookie from the panel's own origin", () => {
     expect(checkUpgrade(base)).toEqual({ ok: true });
   });
 
   it('refuses a Bearer token alone, and no credentials at all', () => {
     expect(checkUpgrade({ ...base, session: false, bearer: true })).toEqual({
-      ok: false, kind: 'unauthenticated', reason: 'the WebSocket accepts only a session cookie; Bearer tokens are refused',
+      ok: false,
+      kind: 'unauthenticated',
+      reason: 'the WebSocket accepts only a session cookie; Bearer tokens are refused',
     });
     expect(checkUpgrade({ ...base, session: false })).toMatchObject({ ok: false, kind: 'unauthenticated' });
   });
 
   it('refuses a foreign Origin', () => {
     expect(checkUpgrade({ ...base, origin: 'http://evil.example' })).toMatchObject({ ok: false, kind: 'forbidden' });
-    expect(checkUpgrade({ ...base, origin: 'http://panel.example:9999' })).toMatchObject({ ok: false, kind: 'forbidden' });
+    expect(checkUpgrade({ ...base, origin: 'http://panel.example:9999' })).toMatchObject({
+      ok: false,
+      kind: 'forbidden',
+    });
     expect(checkUpgrade({ ...base, origin: 'null' })).toMatchObject({ ok: false, kind: 'forbidden' });
   });
 
   it('accepts a session without Origin (a script or CLI; a browser always sends one), but not without a session', () => {
     expect(checkUpgrade({ ...base, origin: undefined })).toEqual({ ok: true });
-    expect(checkUpgrade({ ...base, origin: undefined, session: false })).toMatchObject({ ok: false, kind: 'unauthenticated' });
+    expect(checkUpgrade({ ...base, origin: undefined, session: false })).toMatchObject({
+      ok: false,
+      kind: 'unauthenticated',
+    });
   });
 
   it('treats default ports as the same origin', () => {
@@ -226,6 +273,9 @@ describe('WebSocket upgrade check', () => {
     expect(sameOrigin('http://panel.example', 'panel.example', true)).toBe(false);
     // Behind a TLS-terminating proxy the panel itself speaks http; the page's origin is https.
     expect(sameOrigin('https://panel.example', 'panel.example', false)).toBe(true);
-    expect(checkUpgrade({ ...base, secure: true, origin: 'http://panel.example' })).toMatchObject({ ok: false, kind: 'forbidden' });
+    expect(checkUpgrade({ ...base, secure: true, origin: 'http://panel.example' })).toMatchObject({
+      ok: false,
+      kind: 'forbidden',
+    });
   });
 });

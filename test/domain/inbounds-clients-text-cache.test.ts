@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { ClientsTextCache, MAX_PATCHED_EMAILS, type ReadEntries } from '../../domain/inbounds/clients-text-cache.js';
 
-const entry = (id: number, email: string, note = '') => ({ id, email, json: `{"email":${JSON.stringify(email)},"n":"${note}"}`, delayedStart: false });
+const entry = (id: number, email: string, note = '') => ({
+  id,
+  email,
+  json: `{"email":${JSON.stringify(email)},"n":"${note}"}`,
+  delayedStart: false,
+});
 const array = (...entries: { json: string }[]) => `[${entries.map((e) => e.json).join(',')}]`;
 
 /** A ReadEntries over a fixed set of current entries, recording the emails asked for. */
@@ -14,7 +19,9 @@ function reader(current: ReturnType<typeof entry>[]) {
   };
   return { read, asked };
 }
-const none: ReadEntries = async () => { throw new Error('nothing is changed: no read expected'); };
+const none: ReadEntries = async () => {
+  throw new Error('nothing is changed: no read expected');
+};
 
 describe('ClientsTextCache', () => {
   it('gives a kept text back for the same inbound and projection only', async () => {
@@ -42,14 +49,20 @@ describe('ClientsTextCache', () => {
   });
 
   it('patches the entries of a few changed clients on the next read, reading just those', async () => {
-    const a = entry(1, 'a@x'), b = entry(2, 'b@x'), c = entry(3, 'c@x');
+    const a = entry(1, 'a@x'),
+      b = entry(2, 'b@x'),
+      c = entry(3, 'c@x');
     const cache = new ClientsTextCache(1000);
     cache.put(7, 's', array(a, b, c), 3, false, cache.mark);
     const now = reader([a, entry(2, 'b@x', 'changed'), entry(4, 'new@x')]); // c deleted, new@x added
     cache.clientsChanged(['b@x']);
     cache.clientsChanged(['c@x', 'new@x']);
     const text = await cache.get(7, 's', now.read);
-    expect(JSON.parse(text!)).toEqual([{ email: 'a@x', n: '' }, { email: 'b@x', n: 'changed' }, { email: 'new@x', n: '' }]);
+    expect(JSON.parse(text!)).toEqual([
+      { email: 'a@x', n: '' },
+      { email: 'b@x', n: 'changed' },
+      { email: 'new@x', n: '' },
+    ]);
     expect(now.asked).toEqual([['b@x', 'c@x', 'new@x']]);
     expect(await cache.get(7, 's', none)).toBe(text); // patched once, kept
   });
@@ -70,7 +83,8 @@ describe('ClientsTextCache', () => {
   });
 
   it('drops a text it cannot patch (an older client newly attached): the caller builds it again', async () => {
-    const a = entry(1, 'a@x'), c = entry(3, 'c@x');
+    const a = entry(1, 'a@x'),
+      c = entry(3, 'c@x');
     const cache = new ClientsTextCache(1000);
     cache.put(1, 's', array(a, c), 3, false, cache.mark);
     cache.clientsChanged(['b@x']);
@@ -100,9 +114,15 @@ describe('ClientsTextCache', () => {
     cache.put(1, 's', array(entry(1, 'a@x')), 1, false, cache.mark);
     cache.clientsChanged(['a@x']);
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     let reads = 0;
-    const slow: ReadEntries = async () => { reads++; await gate; return [entry(1, 'a@x', 'new')]; };
+    const slow: ReadEntries = async () => {
+      reads++;
+      await gate;
+      return [entry(1, 'a@x', 'new')];
+    };
     const first = cache.get(1, 's', slow);
     const second = cache.get(1, 's', slow);
     release();

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { patchClientsText } from '../../domain/inbounds/clients-text-patch.js';
 
 type Client = { id: number; email: string; comment?: string; reverse?: { tag: string } };
-const json = (c: Client) => JSON.stringify({ email: c.email, enable: true, comment: c.comment ?? '', ...(c.reverse ? { reverse: c.reverse } : {}) });
+const json = (c: Client) =>
+  JSON.stringify({
+    email: c.email,
+    enable: true,
+    comment: c.comment ?? '',
+    ...(c.reverse ? { reverse: c.reverse } : {}),
+  });
 const text = (cs: Client[]) => JSON.stringify(cs.map((c) => JSON.parse(json(c))));
 const fresh = (cs: Client[]) => cs.map((c) => ({ id: c.id, email: c.email, json: json(c) }));
 
@@ -35,15 +41,34 @@ describe('patchClientsText', () => {
   });
 
   it('removes entries (deleted or detached) anywhere, down to an empty array', () => {
-    check(tricky, tricky.filter((c) => c.id !== 1), ['first@x']);
-    check(tricky, tricky.filter((c) => c.id !== 3 && c.id !== 5), ['q"uote\\back@x', 'ünï😀@x']);
-    check(tricky, tricky.filter((c) => c.id !== 8), ['last@x']);
-    check(tricky, [], tricky.map((c) => c.email));
+    check(
+      tricky,
+      tricky.filter((c) => c.id !== 1),
+      ['first@x'],
+    );
+    check(
+      tricky,
+      tricky.filter((c) => c.id !== 3 && c.id !== 5),
+      ['q"uote\\back@x', 'ünï😀@x'],
+    );
+    check(
+      tricky,
+      tricky.filter((c) => c.id !== 8),
+      ['last@x'],
+    );
+    check(
+      tricky,
+      [],
+      tricky.map((c) => c.email),
+    );
     check([], [], ['nobody@x']);
   });
 
   it('appends new clients in id order and raises lastId', () => {
-    const added = [{ id: 12, email: 'b-new@x' }, { id: 10, email: 'a-new@x' }];
+    const added = [
+      { id: 12, email: 'b-new@x' },
+      { id: 10, email: 'a-new@x' },
+    ];
     const res = check(tricky, [...tricky, added[1]!, added[0]!], ['b-new@x', 'a-new@x']);
     expect(res.lastId).toBe(12);
     expect(check([], [{ id: 1, email: 'only@x' }], ['only@x']).lastId).toBe(1);
@@ -58,6 +83,8 @@ describe('patchClientsText', () => {
     const before = tricky.filter((c) => c.id !== 3);
     expect(patchClientsText(text(before), 8, ['q"uote\\back@x'], fresh([tricky[2]!]))).toBeNull();
     // a renamed client: its new email is not in the text and its id is not new
-    expect(patchClientsText(text(tricky), 8, ['first@x', 'renamed@x'], fresh([{ id: 1, email: 'renamed@x' }]))).toBeNull();
+    expect(
+      patchClientsText(text(tricky), 8, ['first@x', 'renamed@x'], fresh([{ id: 1, email: 'renamed@x' }])),
+    ).toBeNull();
   });
 });

@@ -2,17 +2,32 @@ import { createServer, type Server } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { describe, expect, it } from 'vitest';
 import {
-  baseTag, cleanSniffing, cleanStream, fallbackMasterCapable, listenOverlaps, parseJsonObject, tlsFlowCapable, transportsOf,
+  baseTag,
+  cleanSniffing,
+  cleanStream,
+  fallbackMasterCapable,
+  listenOverlaps,
+  parseJsonObject,
+  tlsFlowCapable,
+  transportsOf,
 } from '../../domain/inbounds/rules.js';
 import { hostPortProbe } from '../../host-agent/port-probe.js';
 
 describe('dual-encoded JSON fields', () => {
   it.each([
-    [{ a: 1 }, { a: 1 }], ['{"a":1}', { a: 1 }], ['', {}], [null, {}], [undefined, {}], ['null', {}],
+    [{ a: 1 }, { a: 1 }],
+    ['{"a":1}', { a: 1 }],
+    ['', {}],
+    [null, {}],
+    [undefined, {}],
+    ['null', {}],
   ])('%j → object', (input, out) => expect(parseJsonObject('settings', input)).toEqual(out));
   it.each([
-    ['{bad', 'settings: malformed JSON'], ['[1]', 'settings: must be a JSON object'], ['"s"', 'settings: must be a JSON object'],
-    [5, 'settings: must be an object or a JSON-encoded object'], [[1], 'settings: must be an object or a JSON-encoded object'],
+    ['{bad', 'settings: malformed JSON'],
+    ['[1]', 'settings: must be a JSON object'],
+    ['"s"', 'settings: must be a JSON object'],
+    [5, 'settings: must be an object or a JSON-encoded object'],
+    [[1], 'settings: must be an object or a JSON-encoded object'],
   ])('%j → message', (input, msg) => expect(parseJsonObject('settings', input)).toBe(msg));
 });
 
@@ -64,10 +79,11 @@ describe('flow capability, fallbacks, tags, output', () => {
 });
 
 describe('host port probe (real binds on 127.0.0.1)', () => {
-  const listen = (): Promise<Server> => new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const listen = (): Promise<Server> =>
+    new Promise((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    });
 
   it('reports a TCP port in use and a free one as free', async () => {
     const held = await listen();
@@ -90,7 +106,10 @@ describe('host port probe (real binds on 127.0.0.1)', () => {
     await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
     const port = sock.address().port;
     try {
-      expect(await hostPortProbe.probe('127.0.0.1', port, { tcp: false, udp: true })).toMatchObject({ free: false, transport: 'udp' });
+      expect(await hostPortProbe.probe('127.0.0.1', port, { tcp: false, udp: true })).toMatchObject({
+        free: false,
+        transport: 'udp',
+      });
     } finally {
       sock.close();
     }

@@ -8,7 +8,12 @@ import { generateX25519, x25519PublicKey, clampX25519 } from '../../domain/keys/
 import { generateMldsa65, generateMlkem768 } from '../../domain/keys/pq.js';
 import { generateVlessEnc } from '../../domain/keys/vlessenc.js';
 import {
-  generateEch, parseEchConfigList, parseEchServerKeys, encodeEchConfig, ECH_CIPHER_SUITES, KEM_X25519_HKDF_SHA256,
+  generateEch,
+  parseEchConfigList,
+  parseEchServerKeys,
+  encodeEchConfig,
+  ECH_CIPHER_SUITES,
+  KEM_X25519_HKDF_SHA256,
 } from '../../domain/keys/ech.js';
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -24,7 +29,9 @@ function opensslPublic(priv: Uint8Array): Uint8Array {
 
 describe('X25519', () => {
   it('matches the RFC 7748 test vector', async () => {
-    const alice = new Uint8Array(Buffer.from('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a', 'hex'));
+    const alice = new Uint8Array(
+      Buffer.from('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a', 'hex'),
+    );
     expect(hex(await x25519PublicKey(alice))).toBe('8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
   });
 
@@ -97,9 +104,12 @@ describe('VLESS encryption', () => {
     const { auths } = await generateVlessEnc();
     expect(auths.map((a) => a.id)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(auths.map((a) => a.label)).toEqual([
-      'X25519, not Post-Quantum', 'ML-KEM-768, Post-Quantum',
-      'X25519, not Post-Quantum (xorpub)', 'ML-KEM-768, Post-Quantum (xorpub)',
-      'X25519, not Post-Quantum (random)', 'ML-KEM-768, Post-Quantum (random)',
+      'X25519, not Post-Quantum',
+      'ML-KEM-768, Post-Quantum',
+      'X25519, not Post-Quantum (xorpub)',
+      'ML-KEM-768, Post-Quantum (xorpub)',
+      'X25519, not Post-Quantum (random)',
+      'ML-KEM-768, Post-Quantum (random)',
     ]);
     const modes = ['native', 'native', 'xorpub', 'xorpub', 'random', 'random'];
     auths.forEach((a, i) => {
@@ -160,14 +170,27 @@ describe('ECH', () => {
 
   it('has the exact byte layout of the draft for a fixed key', () => {
     const bytes = encodeEchConfig({
-      configId: 7, kemId: 0x20, publicKey: new Uint8Array(32).fill(0xab), cipherSuites: [{ kdf: 1, aead: 1 }],
-      maxNameLength: 0, publicName: 'a.io', extensions: [],
+      configId: 7,
+      kemId: 0x20,
+      publicKey: new Uint8Array(32).fill(0xab),
+      cipherSuites: [{ kdf: 1, aead: 1 }],
+      maxNameLength: 0,
+      publicName: 'a.io',
+      extensions: [],
     });
     const expected = [
-      'fe0d', '0033', // version, length 51
-      '07', '0020', '0020', 'ab'.repeat(32), // config id, kem, key length, key
-      '0004', '00010001', // suites
-      '00', '04', Buffer.from('a.io').toString('hex'), '0000', // max name length, public name, no extensions
+      'fe0d',
+      '0033', // version, length 51
+      '07',
+      '0020',
+      '0020',
+      'ab'.repeat(32), // config id, kem, key length, key
+      '0004',
+      '00010001', // suites
+      '00',
+      '04',
+      Buffer.from('a.io').toString('hex'),
+      '0000', // max name length, public name, no extensions
     ].join('');
     expect(hex(bytes)).toBe(expected);
   });

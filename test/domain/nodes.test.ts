@@ -5,11 +5,21 @@ import { HttpFetchError, type HttpClient, type HttpRequest, type HttpResponse } 
 import { nodeInput, normaliseAddress, normaliseBasePath, toView } from '../../domain/nodes/model.js';
 import { nodeUrl, parseStatus, probeNode, readEnvelope, RemoteError, type Target } from '../../domain/nodes/remote.js';
 import { clientPayload } from '../../domain/nodes/pusher.js';
-import { aliasProblem, contentProblem, fileNameOf, geoInput, normaliseAlias, urlProblem } from '../../domain/geo/model.js';
+import {
+  aliasProblem,
+  contentProblem,
+  fileNameOf,
+  geoInput,
+  normaliseAlias,
+  urlProblem,
+} from '../../domain/geo/model.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const res = (status: number, body: unknown): HttpResponse => ({
-  status, headers: {}, url: 'http://x/', body: enc(typeof body === 'string' ? body : JSON.stringify(body)),
+  status,
+  headers: {},
+  url: 'http://x/',
+  body: enc(typeof body === 'string' ? body : JSON.stringify(body)),
 });
 
 /** An HTTP port that answers from a script and records requests. */
@@ -26,23 +36,51 @@ function scripted(answer: (req: HttpRequest) => HttpResponse | Error): HttpClien
   };
 }
 
-const target: Target = { scheme: 'https', address: 'node.example', port: 2053, basePath: '/panel/', apiToken: 'sekret-token', allowPrivateAddress: false, tlsMode: 'verify', tlsPin: '' };
+const target: Target = {
+  scheme: 'https',
+  address: 'node.example',
+  port: 2053,
+  basePath: '/panel/',
+  apiToken: 'sekret-token',
+  allowPrivateAddress: false,
+  tlsMode: 'verify',
+  tlsPin: '',
+};
 
 describe('node addresses and base paths', () => {
   it.each([
-    ['example.com', 'example.com'], [' Example.COM. ', 'example.com'], ['10.0.0.1', '10.0.0.1'], ['[2001:db8::1]', '2001:db8::1'],
-    ['2001:DB8::1', '2001:db8::1'], ['a-b.c-d.e', 'a-b.c-d.e'],
-    ['http://example.com', null], ['example.com:80', null], ['exa mple.com', null], ['-bad.com', null], ['ex/ample', null], ['', null],
+    ['example.com', 'example.com'],
+    [' Example.COM. ', 'example.com'],
+    ['10.0.0.1', '10.0.0.1'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    ['2001:DB8::1', '2001:db8::1'],
+    ['a-b.c-d.e', 'a-b.c-d.e'],
+    ['http://example.com', null],
+    ['example.com:80', null],
+    ['exa mple.com', null],
+    ['-bad.com', null],
+    ['ex/ample', null],
+    ['', null],
   ])('address %j → %j', (raw, want) => expect(normaliseAddress(raw)).toBe(want));
 
   it.each([
-    ['', '/'], ['/', '/'], ['panel', '/panel/'], ['/panel', '/panel/'], ['//a//b//', '/a/b/'], ['/x-y_z.1/', '/x-y_z.1/'],
-    ['/a b/', null], ['/../', null], ['/a?b', null], ['/a#b', null],
+    ['', '/'],
+    ['/', '/'],
+    ['panel', '/panel/'],
+    ['/panel', '/panel/'],
+    ['//a//b//', '/a/b/'],
+    ['/x-y_z.1/', '/x-y_z.1/'],
+    ['/a b/', null],
+    ['/../', null],
+    ['/a?b', null],
+    ['/a#b', null],
   ])('basePath %j → %j', (raw, want) => expect(normaliseBasePath(raw)).toBe(want));
 
   it('builds probe URLs with IPv6 brackets and the base path', () => {
     expect(nodeUrl(target, 'panel/api/server/status')).toBe('https://node.example:2053/panel/panel/api/server/status');
-    expect(nodeUrl({ ...target, scheme: 'http', address: '2001:db8::1', basePath: '/' }, '/x')).toBe('http://[2001:db8::1]:2053/x');
+    expect(nodeUrl({ ...target, scheme: 'http', address: '2001:db8::1', basePath: '/' }, '/x')).toBe(
+      'http://[2001:db8::1]:2053/x',
+    );
   });
 
   it('parses add input: defaults, trimming, numeric strings and form booleans', () => {
@@ -53,11 +91,34 @@ describe('node addresses and base paths', () => {
   });
 
   it('never exposes the stored token in a view', () => {
-    const v = toView({
-      id: 1, name: 'n', remark: '', scheme: 'https', address: 'h', port: 1, basePath: '/', apiToken: 'secret', enable: true,
-      allowPrivateAddress: false, tlsMode: 'verify', tlsPin: '', status: 'unknown', lastHeartbeat: 0, latencyMs: 0, coreVersion: '', panelVersion: '', cpuPct: 0,
-      memPct: 0, uptimeSecs: 0, lastError: '', createdAt: 0, updatedAt: 0,
-    }, { inboundCount: 0, clientCount: 0, onlineCount: 0, depletedCount: 0 });
+    const v = toView(
+      {
+        id: 1,
+        name: 'n',
+        remark: '',
+        scheme: 'https',
+        address: 'h',
+        port: 1,
+        basePath: '/',
+        apiToken: 'secret',
+        enable: true,
+        allowPrivateAddress: false,
+        tlsMode: 'verify',
+        tlsPin: '',
+        status: 'unknown',
+        lastHeartbeat: 0,
+        latencyMs: 0,
+        coreVersion: '',
+        panelVersion: '',
+        cpuPct: 0,
+        memPct: 0,
+        uptimeSecs: 0,
+        lastError: '',
+        createdAt: 0,
+        updatedAt: 0,
+      },
+      { inboundCount: 0, clientCount: 0, onlineCount: 0, depletedCount: 0 },
+    );
     expect(JSON.stringify(v)).not.toContain('secret');
     expect(v).toMatchObject({ apiToken: '', hasApiToken: true });
   });
@@ -65,10 +126,12 @@ describe('node addresses and base paths', () => {
 
 describe('status parsing', () => {
   it('reads our snapshot and the reference shape, clamping percentages', () => {
-    expect(parseStatus({ cpu: 12.345, mem: { current: 1, total: 3 }, core: { version: '1.8.0' }, panelVersion: 'v1.2.3' }))
-      .toEqual({ cpuPct: 12.35, memPct: 33.33, coreVersion: '1.8.0', panelVersion: 'v1.2.3', uptimeSecs: 0 });
-    expect(parseStatus({ cpu: '150', mem: { current: 5, total: 0 }, xray: { version: '25.1.1' }, uptime: 99.7 }))
-      .toEqual({ cpuPct: 100, memPct: 0, coreVersion: '25.1.1', panelVersion: '', uptimeSecs: 99 });
+    expect(
+      parseStatus({ cpu: 12.345, mem: { current: 1, total: 3 }, core: { version: '1.8.0' }, panelVersion: 'v1.2.3' }),
+    ).toEqual({ cpuPct: 12.35, memPct: 33.33, coreVersion: '1.8.0', panelVersion: 'v1.2.3', uptimeSecs: 0 });
+    expect(
+      parseStatus({ cpu: '150', mem: { current: 5, total: 0 }, xray: { version: '25.1.1' }, uptime: 99.7 }),
+    ).toEqual({ cpuPct: 100, memPct: 0, coreVersion: '25.1.1', panelVersion: '', uptimeSecs: 99 });
     expect(parseStatus({ cpu: -3, mem: 'x', core: null })).toMatchObject({ cpuPct: 0, memPct: 0, coreVersion: '' });
     expect(() => parseStatus(null)).toThrow(RemoteError);
   });
@@ -88,16 +151,29 @@ describe('status parsing', () => {
 });
 
 describe('probeNode', () => {
-  const ok = { success: true, obj: { cpu: 5, mem: { current: 1, total: 4 }, core: { version: '1.0' }, panelVersion: 'v9' } };
+  const ok = {
+    success: true,
+    obj: { cpu: 5, mem: { current: 1, total: 4 }, core: { version: '1.0' }, panelVersion: 'v9' },
+  };
 
   it('sends one GET with the Bearer token, no redirects, a deadline, a size cap and the private flag', async () => {
     const http = scripted(() => res(200, ok));
     const r = await probeNode(http, { ...target, allowPrivateAddress: true });
-    expect(r).toMatchObject({ status: 'online', cpuPct: 5, memPct: 25, coreVersion: '1.0', panelVersion: 'v9', error: '' });
+    expect(r).toMatchObject({
+      status: 'online',
+      cpuPct: 5,
+      memPct: 25,
+      coreVersion: '1.0',
+      panelVersion: 'v9',
+      error: '',
+    });
     expect(r.latencyMs).toBeGreaterThanOrEqual(1);
     expect(http.seen).toHaveLength(1);
     expect(http.seen[0]).toMatchObject({
-      url: 'https://node.example:2053/panel/panel/api/server/status', method: 'GET', maxRedirects: 0, allowPrivate: true,
+      url: 'https://node.example:2053/panel/panel/api/server/status',
+      method: 'GET',
+      maxRedirects: 0,
+      allowPrivate: true,
       headers: expect.objectContaining({ authorization: 'Bearer sekret-token' }),
     });
     expect(http.seen[0]!.timeoutMs).toBeGreaterThan(0);
@@ -113,7 +189,10 @@ describe('probeNode', () => {
     [res(200, 'not json'), 'error'],
     [res(200, { success: false, msg: 'x' }), 'error'],
   ])('classifies failure %# without leaking the token', async (answer, status) => {
-    const r = await probeNode(scripted(() => answer), target);
+    const r = await probeNode(
+      scripted(() => answer),
+      target,
+    );
     expect(r.status).toBe(status);
     expect(r.error).not.toBe('');
     expect(r.error).not.toContain('sekret-token');
@@ -124,19 +203,57 @@ describe('probeNode', () => {
 describe('node pusher payload', () => {
   it('carries the identity and limits, as the client API names them', () => {
     const p = clientPayload({
-      id: 7, email: 'e', subId: 's', uuid: 'u', password: 'p', auth: 'a', flow: '', security: 'auto', method: '', totalGB: 1,
-      expiryTime: 2, enable: false, limitIp: 3, tgId: 4, comment: 'c', group: 'g', reverse: null, reset: 5, createdAt: 0, updatedAt: 0,
+      id: 7,
+      email: 'e',
+      subId: 's',
+      uuid: 'u',
+      password: 'p',
+      auth: 'a',
+      flow: '',
+      security: 'auto',
+      method: '',
+      totalGB: 1,
+      expiryTime: 2,
+      enable: false,
+      limitIp: 3,
+      tgId: 4,
+      comment: 'c',
+      group: 'g',
+      reverse: null,
+      reset: 5,
+      createdAt: 0,
+      updatedAt: 0,
     });
     expect(p).toEqual({
-      email: 'e', subId: 's', id: 'u', password: 'p', auth: 'a', flow: '', security: 'auto', totalGB: 1, expiryTime: 2, enable: false,
-      limitIp: 3, tgId: 4, comment: 'c', group: 'g', reverse: null, reset: 5,
+      email: 'e',
+      subId: 's',
+      id: 'u',
+      password: 'p',
+      auth: 'a',
+      flow: '',
+      security: 'auto',
+      totalGB: 1,
+      expiryTime: 2,
+      enable: false,
+      limitIp: 3,
+      tgId: 4,
+      comment: 'c',
+      group: 'g',
+      reverse: null,
+      reset: 5,
     });
   });
 });
 
 describe('custom geo rules', () => {
   it.each([
-    ['MyList', 'mylist'], [' my list ', 'my_list'], ['a.b/c', 'a_b_c'], ['--x--', 'x'], ['Ünï', 'n'], ['a__b', 'a__b'], ['***', ''],
+    ['MyList', 'mylist'],
+    [' my list ', 'my_list'],
+    ['a.b/c', 'a_b_c'],
+    ['--x--', 'x'],
+    ['Ünï', 'n'],
+    ['a__b', 'a__b'],
+    ['***', ''],
   ])('alias %j → %j', (raw, want) => expect(normaliseAlias(raw)).toBe(want));
 
   it('reserves the built-in names', () => {
@@ -148,9 +265,14 @@ describe('custom geo rules', () => {
   });
 
   it.each([
-    ['https://example.com/x.dat', null], ['http://example.com/a/B.JSON', null], ['https://example.com/x.dat?v=1', null],
-    ['https://example.com/x.dat.gz', /\.dat or \.json/], ['https://example.com/', /\.dat or \.json/], ['file:///x.dat', /http or https/],
-    ['https://u:p@example.com/x.dat', /credentials/], ['x.dat', /absolute/],
+    ['https://example.com/x.dat', null],
+    ['http://example.com/a/B.JSON', null],
+    ['https://example.com/x.dat?v=1', null],
+    ['https://example.com/x.dat.gz', /\.dat or \.json/],
+    ['https://example.com/', /\.dat or \.json/],
+    ['file:///x.dat', /http or https/],
+    ['https://u:p@example.com/x.dat', /credentials/],
+    ['x.dat', /absolute/],
   ])('url %j', (url, problem) => {
     if (problem === null) expect(urlProblem(url)).toBeNull();
     else expect(urlProblem(url)).toMatch(problem);
@@ -170,7 +292,11 @@ describe('custom geo rules', () => {
   });
 
   it('parses input: type case-insensitive, alias normalised, url trimmed', () => {
-    expect(geoInput.parse({ type: ' GeoSite ', alias: 'A B', url: ' https://h/x.dat ' })).toEqual({ type: 'geosite', alias: 'a_b', url: 'https://h/x.dat' });
+    expect(geoInput.parse({ type: ' GeoSite ', alias: 'A B', url: ' https://h/x.dat ' })).toEqual({
+      type: 'geosite',
+      alias: 'a_b',
+      url: 'https://h/x.dat',
+    });
     expect(geoInput.safeParse({ type: 'geoip', alias: 'a', url: 'https://h/x' }).success).toBe(false);
   });
 });

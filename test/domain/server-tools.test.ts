@@ -1,14 +1,29 @@
 // Pure rules of the server tools: release tags, versions, checksum files, geo allow-list, core log filtering.
 import { describe, expect, it } from 'vitest';
-import { compareTagsDesc, isGeoFileName, normaliseVersion, parseDigestSha256, parseReleaseTags } from '../../domain/server-tools/releases.js';
+import {
+  compareTagsDesc,
+  isGeoFileName,
+  normaliseVersion,
+  parseDigestSha256,
+  parseReleaseTags,
+} from '../../domain/server-tools/releases.js';
 import { classify, filterCoreLog, outboundClasses } from '../../domain/server-tools/core-logs.js';
 
 describe('releases', () => {
   it('keeps vX.Y.Z tags of non-draft releases, sorted by version', () => {
-    expect(parseReleaseTags([
-      { tag_name: 'v1.8.24' }, { tag_name: 'v25.10.31' }, { tag_name: 'v25.9.11' }, { tag_name: 'v25.10.31' },
-      { tag_name: 'v26.0.0', draft: true }, { tag_name: 'v26.1.0-beta' }, { tag_name: 7 }, null, 'x',
-    ])).toEqual(['v25.10.31', 'v25.9.11', 'v1.8.24']);
+    expect(
+      parseReleaseTags([
+        { tag_name: 'v1.8.24' },
+        { tag_name: 'v25.10.31' },
+        { tag_name: 'v25.9.11' },
+        { tag_name: 'v25.10.31' },
+        { tag_name: 'v26.0.0', draft: true },
+        { tag_name: 'v26.1.0-beta' },
+        { tag_name: 7 },
+        null,
+        'x',
+      ]),
+    ).toEqual(['v25.10.31', 'v25.9.11', 'v1.8.24']);
     expect(() => parseReleaseTags({ message: 'rate limited' })).toThrow(/not an array/);
     expect(['v1.2.3', 'v1.10.0', 'v1.9.9'].sort(compareTagsDesc)).toEqual(['v1.10.0', 'v1.9.9', 'v1.2.3']);
   });
@@ -17,7 +32,8 @@ describe('releases', () => {
     expect(normaliseVersion('latest')).toBe('latest');
     expect(normaliseVersion('25.10.31')).toBe('v25.10.31');
     expect(normaliseVersion(' v1.8.24 ')).toBe('v1.8.24');
-    for (const bad of ['', 'v1.2', '../v1.2.3', 'v1.2.3/../../x', 'LATEST', 'v1.2.3-rc1']) expect(normaliseVersion(bad), bad).toBeNull();
+    for (const bad of ['', 'v1.2', '../v1.2.3', 'v1.2.3/../../x', 'LATEST', 'v1.2.3-rc1'])
+      expect(normaliseVersion(bad), bad).toBeNull();
   });
 
   it('reads the SHA2-256 line of a .dgst file', () => {
@@ -28,13 +44,21 @@ describe('releases', () => {
   });
 
   it('allows only listed geo file names', () => {
-    for (const ok of ['geoip.dat', 'geosite.dat', 'geoip_IR.dat', 'geosite_RU.dat']) expect(isGeoFileName(ok)).toBe(true);
-    for (const bad of ['../geoip.dat', 'geoip.DAT', 'toString', '__proto__', 'constructor', 'x.dat', '']) expect(isGeoFileName(bad), bad).toBe(false);
+    for (const ok of ['geoip.dat', 'geosite.dat', 'geoip_IR.dat', 'geosite_RU.dat'])
+      expect(isGeoFileName(ok)).toBe(true);
+    for (const bad of ['../geoip.dat', 'geoip.DAT', 'toString', '__proto__', 'constructor', 'x.dat', ''])
+      expect(isGeoFileName(bad), bad).toBe(false);
   });
 });
 
 describe('core log filter', () => {
-  const classes = outboundClasses({ outbounds: [{ tag: 'out', protocol: 'freedom' }, { tag: 'sink', protocol: 'blackhole' }, { tag: 'warp', protocol: 'wireguard' }] });
+  const classes = outboundClasses({
+    outbounds: [
+      { tag: 'out', protocol: 'freedom' },
+      { tag: 'sink', protocol: 'blackhole' },
+      { tag: 'warp', protocol: 'wireguard' },
+    ],
+  });
   const lines = [
     '2026/11/22 01:00:00 from 1.2.3.4:1 accepted tcp:a.com:443 [in -> out] email: a@x',
     '2026/11/22 01:00:01 from 1.2.3.4:2 accepted tcp:b.com:443 [in -> sink] email: b@x',
@@ -53,10 +77,15 @@ describe('core log filter', () => {
 
   it('filters by class, keyword (case-insensitive) and count, dropping API traffic and blanks', () => {
     expect(filterCoreLog(lines, 100, all, classes)).toHaveLength(4);
-    expect(filterCoreLog(lines, 100, { ...all, showDirect: false }, classes).map((l) => l.slice(11, 19))).toEqual(['01:00:01', '01:00:02']);
+    expect(filterCoreLog(lines, 100, { ...all, showDirect: false }, classes).map((l) => l.slice(11, 19))).toEqual([
+      '01:00:01',
+      '01:00:02',
+    ]);
     expect(filterCoreLog(lines, 100, { ...all, showProxy: false, showBlocked: false }, classes)).toHaveLength(2);
     expect(filterCoreLog(lines, 100, { ...all, filter: 'A@X' }, classes)).toHaveLength(2);
     expect(filterCoreLog(lines, 1, all, classes)[0]).toContain('d.com');
-    expect(filterCoreLog(lines, 100, { filter: '', showDirect: false, showBlocked: false, showProxy: false }, classes)).toEqual([]);
+    expect(
+      filterCoreLog(lines, 100, { filter: '', showDirect: false, showBlocked: false, showProxy: false }, classes),
+    ).toEqual([]);
   });
 });

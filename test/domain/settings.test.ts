@@ -1,17 +1,65 @@
 import { describe, expect, it } from 'vitest';
-import { coerceSetting, DEFAULT_SETTINGS, normaliseBasePath, parseSetting, SETTING_KEYS, settingShapes } from '../../domain/settings/schema.js';
+import {
+  coerceSetting,
+  DEFAULT_SETTINGS,
+  normaliseBasePath,
+  parseSetting,
+  SETTING_KEYS,
+  settingShapes,
+} from '../../domain/settings/schema.js';
 
 describe('setting schemas', () => {
   it('every RUNTIME.md key has a schema and a valid default', () => {
-    const runtimeKeys = ['webListen', 'webPort', 'webBasePath', 'webCertFile', 'webKeyFile', 'sessionMaxAge', 'timeLocation',
-      'trustedProxyCIDRs', 'expireDiff', 'trafficDiff', 'restartCoreOnClientDisable', 'ipLimitEnable', 'subEnable', 'subListen',
-      'subPort', 'subPath', 'subDomain', 'subCertFile', 'subKeyFile', 'subURI', 'subUpdates', 'subEncrypt', 'subShowInfo',
-      'subTitle', 'subSupportUrl', 'subProfileUrl', 'subAnnounce', 'subEnableRouting', 'subRoutingRules', 'subJsonEnable',
-      'subJsonPath', 'subClashEnable', 'subClashPath', 'tgBotEnable', 'tgBotToken', 'tgBotChatId', 'tgBotApiUrl',
-      'twoFactorEnable', 'twoFactorToken'];
+    const runtimeKeys = [
+      'webListen',
+      'webPort',
+      'webBasePath',
+      'webCertFile',
+      'webKeyFile',
+      'sessionMaxAge',
+      'timeLocation',
+      'trustedProxyCIDRs',
+      'expireDiff',
+      'trafficDiff',
+      'restartCoreOnClientDisable',
+      'ipLimitEnable',
+      'subEnable',
+      'subListen',
+      'subPort',
+      'subPath',
+      'subDomain',
+      'subCertFile',
+      'subKeyFile',
+      'subURI',
+      'subUpdates',
+      'subEncrypt',
+      'subShowInfo',
+      'subTitle',
+      'subSupportUrl',
+      'subProfileUrl',
+      'subAnnounce',
+      'subEnableRouting',
+      'subRoutingRules',
+      'subJsonEnable',
+      'subJsonPath',
+      'subClashEnable',
+      'subClashPath',
+      'tgBotEnable',
+      'tgBotToken',
+      'tgBotChatId',
+      'tgBotApiUrl',
+      'twoFactorEnable',
+      'twoFactorToken',
+    ];
     for (const k of runtimeKeys) expect(SETTING_KEYS).toContain(k);
     for (const k of SETTING_KEYS) expect(settingShapes[k].safeParse(DEFAULT_SETTINGS[k]).success, k).toBe(true);
-    expect(DEFAULT_SETTINGS).toMatchObject({ webPort: 2053, subPort: 10882, sessionMaxAge: 360, webBasePath: '/', trustedProxyCIDRs: '127.0.0.1/32,::1/128' });
+    expect(DEFAULT_SETTINGS).toMatchObject({
+      webPort: 2053,
+      subPort: 10882,
+      sessionMaxAge: 360,
+      webBasePath: '/',
+      trustedProxyCIDRs: '127.0.0.1/32,::1/128',
+    });
   });
 
   it.each([

@@ -18,7 +18,11 @@ describe('Ring', () => {
     for (let i = 1; i <= 5; i++) r.push(i, i * 10);
     const seen: number[][] = [];
     r.forEach((t, v) => seen.push([t, v]));
-    expect(seen).toEqual([[3, 30], [4, 40], [5, 50]]);
+    expect(seen).toEqual([
+      [3, 30],
+      [4, 40],
+      [5, 50],
+    ]);
     expect(r.size).toBe(3);
     expect(r.last()).toEqual({ t: 5, v: 50 });
   });
@@ -58,7 +62,10 @@ describe('bucket aggregation', () => {
     const r = new Ring();
     r.push(T0 + 59, 1);
     r.push(T0 + 60, 3);
-    expect(aggregate(r, 60, T0 + 100)).toEqual([{ t: T0, v: 1 }, { t: T0 + 60, v: 3 }]);
+    expect(aggregate(r, 60, T0 + 100)).toEqual([
+      { t: T0, v: 1 },
+      { t: T0 + 60, v: 3 },
+    ]);
   });
 
   it('leaves gaps out instead of filling them', () => {
@@ -66,8 +73,14 @@ describe('bucket aggregation', () => {
     r.push(T0, 5);
     r.push(T0 + 2, 7);
     r.push(T0 + 600, 9); // the panel was down for ten minutes
-    expect(aggregate(r, 60, T0 + 700)).toEqual([{ t: T0, v: 6 }, { t: T0 + 600, v: 9 }]);
-    expect(aggregate(r, 300, T0 + 700)).toEqual([{ t: T0, v: 6 }, { t: T0 + 600, v: 9 }]);
+    expect(aggregate(r, 60, T0 + 700)).toEqual([
+      { t: T0, v: 6 },
+      { t: T0 + 600, v: 9 },
+    ]);
+    expect(aggregate(r, 300, T0 + 700)).toEqual([
+      { t: T0, v: 6 },
+      { t: T0 + 600, v: 9 },
+    ]);
   });
 
   it('covers only the last 6 hours', () => {
@@ -76,7 +89,10 @@ describe('bucket aggregation', () => {
     r.push(now - HISTORY_WINDOW_S, 1); // exactly 6 h old: out
     r.push(now - HISTORY_WINDOW_S + 2, 2); // just inside
     r.push(now, 3);
-    expect(aggregate(r, 2, now)).toEqual([{ t: now - HISTORY_WINDOW_S + 2, v: 2 }, { t: now, v: 3 }]);
+    expect(aggregate(r, 2, now)).toEqual([
+      { t: now - HISTORY_WINDOW_S + 2, v: 2 },
+      { t: now, v: 3 },
+    ]);
   });
 
   it('holds the full 6-hour window at one sample every 2 s', () => {
@@ -106,7 +122,13 @@ function setup(opts: { file?: MemoryHistoryFile; clock?: ManualClock; config?: u
   const online = { n: 0 };
   const cfg = { value: opts.config ?? null };
   const status = new StatusService({
-    host, coreMetrics: probe, historyFile: file, core, clock, events, panelVersion: '1.2.3',
+    host,
+    coreMetrics: probe,
+    historyFile: file,
+    core,
+    clock,
+    events,
+    panelVersion: '1.2.3',
     onlineCount: async () => online.n,
     coreConfig: async () => cfg.value,
   });
@@ -156,7 +178,11 @@ describe('status sampler', () => {
 
   it('feeds every history metric, mem as a percent, online from the clients', async () => {
     const s = setup();
-    s.host.reading = hostReading({ cpu: { idle: 50, total: 100 }, mem: { current: 1, total: 4 }, load: { load1: 3, load5: 2, load15: 1 } });
+    s.host.reading = hostReading({
+      cpu: { idle: 50, total: 100 },
+      mem: { current: 1, total: 4 },
+      load: { load1: 3, load5: 2, load15: 1 },
+    });
     s.online.n = 7;
     await s.status.tick();
     const at = (m: string) => s.status.history(m, '2');
@@ -183,8 +209,16 @@ describe('status sampler', () => {
     const s = setup();
     s.online.n = 3;
     const status = new StatusService({
-      host: s.host, coreMetrics: s.probe, historyFile: null, core: s.core, clock: s.clock, events: s.events, panelVersion: 'v9',
-      onlineCount: async () => { throw new Error('no clients yet'); },
+      host: s.host,
+      coreMetrics: s.probe,
+      historyFile: null,
+      core: s.core,
+      clock: s.clock,
+      events: s.events,
+      panelVersion: 'v9',
+      onlineCount: async () => {
+        throw new Error('no clients yet');
+      },
       coreConfig: async () => null,
     });
     const snap = await status.tick();
@@ -195,10 +229,16 @@ describe('status sampler', () => {
   it('refuses unknown metrics and buckets with a clear message', async () => {
     const s = setup();
     expect(() => s.status.history('disk', '30')).toThrow(DomainError);
-    expect(() => s.status.history('disk', '30')).toThrow('metric: must be one of cpu, mem, netUp, netDown, online, load1, load5, load15, got "disk"');
-    expect(() => s.status.history('cpu', '45')).toThrow('bucket: must be one of 2, 30, 60, 120, 180, 300 (seconds), got "45"');
+    expect(() => s.status.history('disk', '30')).toThrow(
+      'metric: must be one of cpu, mem, netUp, netDown, online, load1, load5, load15, got "disk"',
+    );
+    expect(() => s.status.history('cpu', '45')).toThrow(
+      'bucket: must be one of 2, 30, 60, 120, 180, 300 (seconds), got "45"',
+    );
     expect(() => s.status.coreMetricsHistory('cpu', '30')).toThrow(/metric: must be one of coreAlloc, coreSys/);
-    expect(() => s.status.observatoryHistory('proxy', '30')).toThrow('tag: no observatory results for outbound "proxy"');
+    expect(() => s.status.observatoryHistory('proxy', '30')).toThrow(
+      'tag: no observatory results for outbound "proxy"',
+    );
   });
 
   it('reports the core state live, between samples', async () => {
@@ -247,14 +287,21 @@ describe('history persistence', () => {
     b.host.reading.load = { load1: 4, load5: 4, load15: 4 };
     await b.status.tick();
     const h = b.status.history('load1', '60');
-    expect(h).toEqual([{ t: T0, v: 1 }, { t: Math.floor(clock.now() / 1000 / 60) * 60, v: 4 }]);
+    expect(h).toEqual([
+      { t: T0, v: 1 },
+      { t: Math.floor(clock.now() / 1000 / 60) * 60, v: 4 },
+    ]);
     expect(b.status.history('load1', '2')).toHaveLength(31);
     expect(file.saves).toBe(saved); // a minute has not passed since the file was loaded
   });
 
   it('drops persisted samples older than the window and ignores a corrupt file', async () => {
     const file = new MemoryHistoryFile();
-    file.data = { version: 1, savedAt: T0, series: { 'host.cpu': { t: [T0, 2, 2], v: [10, 20, 30] }, 'host.mem': 'junk' } };
+    file.data = {
+      version: 1,
+      savedAt: T0,
+      series: { 'host.cpu': { t: [T0, 2, 2], v: [10, 20, 30] }, 'host.mem': 'junk' },
+    };
     const clock = new ManualClock((T0 + HISTORY_WINDOW_S + 2) * 1000); // T0 and T0+2 are now out of the window
     const s = setup({ file, clock });
     expect(await s.status.load()).toBe(1);
@@ -269,7 +316,10 @@ describe('history persistence', () => {
     a.push('x', T0 + 2, 2);
     const b = new RingSet();
     b.restore(a.dump('p.'), T0 + 10, 'p.');
-    expect(b.aggregate('x', 2, T0 + 10)).toEqual([{ t: T0, v: 1.23 }, { t: T0 + 2, v: 2 }]);
+    expect(b.aggregate('x', 2, T0 + 10)).toEqual([
+      { t: T0, v: 1.23 },
+      { t: T0 + 2, v: 2 },
+    ]);
   });
 });
 
@@ -277,17 +327,23 @@ describe('core metrics', () => {
   const vars = (numGC: number, obs: Record<string, unknown> = {}) => {
     const PauseNs = new Array(256).fill(0);
     PauseNs[(numGC + 255) % 256] = 777;
-    return { memstats: { Alloc: 1000, HeapAlloc: 1000, Sys: 5000, HeapObjects: 42, NumGC: numGC, PauseNs }, observatory: obs, stats: {} };
+    return {
+      memstats: { Alloc: 1000, HeapAlloc: 1000, Sys: 5000, HeapObjects: 42, NumGC: numGC, PauseNs },
+      observatory: obs,
+      stats: {},
+    };
   };
 
   it('finds the metrics listener in a core config', () => {
     expect(metricsListenFrom({ metrics: { tag: 'm', listen: '127.0.0.1:11111' } })).toBe('127.0.0.1:11111');
     expect(metricsListenFrom({ metrics: { listen: ':11111' } })).toBe('127.0.0.1:11111');
-    expect(metricsListenFrom({
-      metrics: { tag: 'metrics_out' },
-      inbounds: [{ tag: 'metrics_in', listen: '127.0.0.1', port: 11112, protocol: 'dokodemo-door' }],
-      routing: { rules: [{ inboundTag: ['metrics_in'], outboundTag: 'metrics_out' }] },
-    })).toBe('127.0.0.1:11112');
+    expect(
+      metricsListenFrom({
+        metrics: { tag: 'metrics_out' },
+        inbounds: [{ tag: 'metrics_in', listen: '127.0.0.1', port: 11112, protocol: 'dokodemo-door' }],
+        routing: { rules: [{ inboundTag: ['metrics_in'], outboundTag: 'metrics_out' }] },
+      }),
+    ).toBe('127.0.0.1:11112');
     expect(metricsListenFrom({ log: {} })).toBeNull();
     expect(metricsListenFrom(null)).toBeNull();
     expect(metricsListenFrom({ metrics: { tag: 'orphan' } })).toBeNull();
@@ -297,16 +353,27 @@ describe('core metrics', () => {
   });
 
   it('parses memstats (the last GC pause from the circular buffer) and the observatory', () => {
-    const p = parseCoreVars(vars(300, { a: { alive: true, delay: 120, outbound_tag: 'proxy', last_seen_time: 5, last_try_time: 6 } }), T0)!;
+    const p = parseCoreVars(
+      vars(300, { a: { alive: true, delay: 120, outbound_tag: 'proxy', last_seen_time: 5, last_try_time: 6 } }),
+      T0,
+    )!;
     expect(p.values).toEqual({ coreAlloc: 1000, coreSys: 5000, coreHeapObjects: 42, coreNumGC: 300, corePauseNs: 777 });
-    expect(p.observatory).toEqual([{ tag: 'proxy', alive: true, delay: 120, lastSeenTime: 5, lastTryTime: 6, updatedAt: T0 }]);
+    expect(p.observatory).toEqual([
+      { tag: 'proxy', alive: true, delay: 120, lastSeenTime: 5, lastTryTime: 6, updatedAt: T0 },
+    ]);
     expect(parseCoreVars({ nothing: 1 }, T0)).toBeNull();
   });
 
   it('is an empty state, not an error, when the config has no metrics section', async () => {
     const s = setup();
     await s.status.tick();
-    expect(s.status.coreMetricsState()).toEqual({ enabled: false, listen: '', reason: 'metrics are not configured in the core config', updatedAt: 0, values: null });
+    expect(s.status.coreMetricsState()).toEqual({
+      enabled: false,
+      listen: '',
+      reason: 'metrics are not configured in the core config',
+      updatedAt: 0,
+      values: null,
+    });
     expect(s.status.observatory()).toEqual([]);
     expect(s.status.coreMetricsHistory('coreAlloc', '2')).toEqual([]);
     expect(s.probe.addresses).toEqual([]);
@@ -314,7 +381,10 @@ describe('core metrics', () => {
 
   it('reads the endpoint each sample, keeps rings per metric and per outbound, and drops vanished outbounds', async () => {
     const s = setup({ config: { metrics: { tag: 'Metrics', listen: '127.0.0.1:11111' } } });
-    s.probe.answer = { ok: true, vars: vars(1, { proxy: { alive: true, delay: 100 }, backup: { alive: false, delay: 0 } }) };
+    s.probe.answer = {
+      ok: true,
+      vars: vars(1, { proxy: { alive: true, delay: 100 }, backup: { alive: false, delay: 0 } }),
+    };
     await s.status.tick();
     s.clock.advance(2000);
     s.probe.answer = { ok: true, vars: vars(2, { proxy: { alive: true, delay: 300 } }) };
@@ -322,8 +392,17 @@ describe('core metrics', () => {
     expect(s.probe.addresses).toEqual(['127.0.0.1:11111', '127.0.0.1:11111']);
     const state = s.status.coreMetricsState();
     expect(state).toMatchObject({ enabled: true, listen: '127.0.0.1:11111', reason: '', updatedAt: T0 + 2 });
-    expect(state.values).toEqual({ coreAlloc: 1000, coreSys: 5000, coreHeapObjects: 42, coreNumGC: 2, corePauseNs: 777 });
-    expect(s.status.coreMetricsHistory('coreNumGC', '2')).toEqual([{ t: T0, v: 1 }, { t: T0 + 2, v: 2 }]);
+    expect(state.values).toEqual({
+      coreAlloc: 1000,
+      coreSys: 5000,
+      coreHeapObjects: 42,
+      coreNumGC: 2,
+      corePauseNs: 777,
+    });
+    expect(s.status.coreMetricsHistory('coreNumGC', '2')).toEqual([
+      { t: T0, v: 1 },
+      { t: T0 + 2, v: 2 },
+    ]);
     expect(s.status.coreMetricsHistory('coreNumGC', '30')).toEqual([{ t: T0, v: 1.5 }]);
     expect(s.status.observatory().map((e) => e.tag)).toEqual(['proxy']);
     expect(s.status.observatoryHistory('proxy', '30')).toEqual([{ t: T0, v: 200 }]);
@@ -337,7 +416,11 @@ describe('core metrics', () => {
     s.probe.answer = { ok: false, reason: 'metrics endpoint unreachable: connect ECONNREFUSED' };
     s.clock.advance(2000);
     await s.status.tick();
-    expect(s.status.coreMetricsState()).toMatchObject({ enabled: false, reason: 'metrics endpoint unreachable: connect ECONNREFUSED', updatedAt: T0 });
+    expect(s.status.coreMetricsState()).toMatchObject({
+      enabled: false,
+      reason: 'metrics endpoint unreachable: connect ECONNREFUSED',
+      updatedAt: T0,
+    });
     expect(s.status.coreMetricsState().values?.coreNumGC).toBe(1);
     s.core.current = { ...s.core.current, state: 'stopped' };
     const before = s.probe.addresses.length;

@@ -11,12 +11,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('parseAccessLine', () => {
   it.each([
-    ['2026/11/22 01:48:47 127.0.0.1:43936 accepted tcp:127.0.0.1:18080 [direct] email: alice@x', { email: 'alice@x', ip: '127.0.0.1' }],
-    ['2026/11/22 01:48:47 tcp:203.0.113.9:5000 accepted udp:8.8.8.8:53 [direct] email: bob', { email: 'bob', ip: '203.0.113.9' }],
-    ['2026/11/22 01:48:47.123456 from 198.51.100.7:61234 accepted tcp:example.com:443 [in-443 -> direct] email: carol@x', { email: 'carol@x', ip: '198.51.100.7' }],
-    ['2026/11/22 01:48:47.5 from tcp:198.51.100.8:1 accepted tcp:example.com:443 [in >> out] email: d@x', { email: 'd@x', ip: '198.51.100.8' }],
-    ['2026/11/22 01:48:47 from [2001:db8::1]:443 accepted tcp:example.com:443 [in -> direct] email: v6@x', { email: 'v6@x', ip: '2001:db8::1' }],
-    ['2026/11/22 01:48:47 [2001:db8::2]:443 accepted tcp:example.com:443 [direct] email: v6b@x ', { email: 'v6b@x', ip: '2001:db8::2' }],
+    [
+      '2026/11/22 01:48:47 127.0.0.1:43936 accepted tcp:127.0.0.1:18080 [direct] email: alice@x',
+      { email: 'alice@x', ip: '127.0.0.1' },
+    ],
+    [
+      '2026/11/22 01:48:47 tcp:203.0.113.9:5000 accepted udp:8.8.8.8:53 [direct] email: bob',
+      { email: 'bob', ip: '203.0.113.9' },
+    ],
+    [
+      '2026/11/22 01:48:47.123456 from 198.51.100.7:61234 accepted tcp:example.com:443 [in-443 -> direct] email: carol@x',
+      { email: 'carol@x', ip: '198.51.100.7' },
+    ],
+    [
+      '2026/11/22 01:48:47.5 from tcp:198.51.100.8:1 accepted tcp:example.com:443 [in >> out] email: d@x',
+      { email: 'd@x', ip: '198.51.100.8' },
+    ],
+    [
+      '2026/11/22 01:48:47 from [2001:db8::1]:443 accepted tcp:example.com:443 [in -> direct] email: v6@x',
+      { email: 'v6@x', ip: '2001:db8::1' },
+    ],
+    [
+      '2026/11/22 01:48:47 [2001:db8::2]:443 accepted tcp:example.com:443 [direct] email: v6b@x ',
+      { email: 'v6b@x', ip: '2001:db8::2' },
+    ],
   ])('%s', (line, want) => expect(parseAccessLine(line)).toEqual(want));
 
   it.each([
@@ -29,7 +47,8 @@ describe('parseAccessLine', () => {
   ])('ignores %s', (line) => expect(parseAccessLine(line)).toBeNull());
 });
 
-const line = (ip: string, email: string) => `2026/11/22 01:48:47 ${ip}:40000 accepted tcp:127.0.0.1:80 [direct] email: ${email}\n`;
+const line = (ip: string, email: string) =>
+  `2026/11/22 01:48:47 ${ip}:40000 accepted tcp:127.0.0.1:80 [direct] email: ${email}\n`;
 
 describe('AccessLogTail', () => {
   it('skips what an existing file held at the first read, then reads appended lines, holding partial ones', async () => {
@@ -37,7 +56,10 @@ describe('AccessLogTail', () => {
     writeFileSync(p, line('192.0.2.1', 'old@x'));
     const tail = new AccessLogTail(() => p);
     expect(await tail.read()).toEqual([]);
-    appendFileSync(p, line('192.0.2.2', 'new@x') + '2026/11/22 01:48:47 192.0.2.3:1 accepted tcp:1.1.1.1:80 [direct] ema');
+    appendFileSync(
+      p,
+      line('192.0.2.2', 'new@x') + '2026/11/22 01:48:47 192.0.2.3:1 accepted tcp:1.1.1.1:80 [direct] ema',
+    );
     expect(await tail.read()).toEqual([{ email: 'new@x', ip: '192.0.2.2' }]);
     appendFileSync(p, 'il: half@x\n');
     expect(await tail.read()).toEqual([{ email: 'half@x', ip: '192.0.2.3' }]);
@@ -56,7 +78,10 @@ describe('AccessLogTail', () => {
     renameSync(p, `${p}.1`);
     writeFileSync(p, line('192.0.2.12', 'c@x') + line('192.0.2.13', 'c@x'));
     expect(statSync(p).size).toBeGreaterThan(0);
-    expect(await tail.read()).toEqual([{ email: 'c@x', ip: '192.0.2.12' }, { email: 'c@x', ip: '192.0.2.13' }]);
+    expect(await tail.read()).toEqual([
+      { email: 'c@x', ip: '192.0.2.12' },
+      { email: 'c@x', ip: '192.0.2.13' },
+    ]);
   });
 
   it('reads nothing while no path is configured', async () => {
@@ -67,7 +92,10 @@ describe('AccessLogTail', () => {
     expect(await tail.read()).toEqual([]);
     config.path = p;
     appendFileSync(p, line('192.0.2.21', 'y@x'));
-    expect(await tail.read()).toEqual([{ email: 'x@x', ip: '192.0.2.20' }, { email: 'y@x', ip: '192.0.2.21' }]);
+    expect(await tail.read()).toEqual([
+      { email: 'x@x', ip: '192.0.2.20' },
+      { email: 'y@x', ip: '192.0.2.21' },
+    ]);
   });
 });
 

@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { CounterBook, computeDeltas, parseCounterName } from '../../domain/traffic/accounting.js';
 import {
-  DAY_MS, expiryPassed, isOnline, quotaExhausted, renewedExpiry, shouldDeplete, startDelayedExpiry,
+  DAY_MS,
+  expiryPassed,
+  isOnline,
+  quotaExhausted,
+  renewedExpiry,
+  shouldDeplete,
+  startDelayedExpiry,
 } from '../../domain/traffic/rules.js';
 import { excessIps, ipLimitLine, LIVE_IP_WINDOW_SEC } from '../../domain/traffic/ip-limit.js';
 
@@ -29,7 +35,9 @@ describe('delta accounting', () => {
     const book = new CounterBook();
     const a = book.diff([up('a', 100), down('a', 1000), { name: 'inbound>>>in1>>>traffic>>>downlink', value: 1000 }]);
     expect(a.deltas).toEqual({
-      clients: [{ email: 'a', up: 100, down: 1000 }], inbounds: [{ tag: 'in1', up: 0, down: 1000 }], outbounds: [],
+      clients: [{ email: 'a', up: 100, down: 1000 }],
+      inbounds: [{ tag: 'in1', up: 0, down: 1000 }],
+      outbounds: [],
     });
     a.commit();
     const b = book.diff([up('a', 150), down('a', 1000), { name: 'inbound>>>in1>>>traffic>>>downlink', value: 1000 }]);
@@ -57,11 +65,16 @@ describe('delta accounting', () => {
   it('the api inbound (and unknown counters) are ignored', () => {
     const book = new CounterBook();
     const r = book.diff([
-      { name: 'inbound>>>api>>>traffic>>>uplink', value: 999 }, { name: 'inbound>>>api>>>traffic>>>downlink', value: 999 },
-      { name: 'user>>>a>>>online', value: 3 }, { name: 'outbound>>>api>>>traffic>>>uplink', value: 7 },
+      { name: 'inbound>>>api>>>traffic>>>uplink', value: 999 },
+      { name: 'inbound>>>api>>>traffic>>>downlink', value: 999 },
+      { name: 'user>>>a>>>online', value: 3 },
+      { name: 'outbound>>>api>>>traffic>>>uplink', value: 7 },
     ]);
     expect(r.deltas).toEqual({ clients: [], inbounds: [], outbounds: [{ tag: 'api', up: 7, down: 0 }] });
-    expect(new CounterBook({ apiTag: 'panel-api' }).diff([{ name: 'inbound>>>panel-api>>>traffic>>>uplink', value: 5 }]).deltas.inbounds).toEqual([]);
+    expect(
+      new CounterBook({ apiTag: 'panel-api' }).diff([{ name: 'inbound>>>panel-api>>>traffic>>>uplink', value: 5 }])
+        .deltas.inbounds,
+    ).toEqual([]);
   });
 
   it('without commit (the write failed) the next poll counts the same bytes again, once', () => {
@@ -86,7 +99,10 @@ describe('delta accounting', () => {
   });
 
   it('computeDeltas is the same rule as a pure function of baselines', () => {
-    const base = new Map([['user>>>a>>>traffic>>>uplink', 100], ['user>>>gone>>>traffic>>>uplink', 7]]);
+    const base = new Map([
+      ['user>>>a>>>traffic>>>uplink', 100],
+      ['user>>>gone>>>traffic>>>uplink', 7],
+    ]);
     const r = computeDeltas([up('a', 40), down('a', 10), { name: 'inbound>>>api>>>traffic>>>uplink', value: 5 }], base);
     expect(r.deltas.clients).toEqual([{ email: 'a', up: 40, down: 10 }]);
     expect(r.baselines.get('user>>>a>>>traffic>>>uplink')).toBe(40);
@@ -97,11 +113,19 @@ describe('delta accounting', () => {
 describe('enforcement rules', () => {
   const now = Date.UTC(2026, 10, 22, 12);
   it.each([
-    [60, 40, 100, true], [60, 39, 100, false], [0, 0, 0, false], [1e15, 0, 0, false], [0, 101, 100, true],
+    [60, 40, 100, true],
+    [60, 39, 100, false],
+    [0, 0, 0, false],
+    [1e15, 0, 0, false],
+    [0, 101, 100, true],
   ])('quota: up %d + down %d against %d → %s', (u, d, total, want) => expect(quotaExhausted(u, d, total)).toBe(want));
 
   it.each([
-    [now, true], [now - 1, true], [now + 1, false], [0, false], [-DAY_MS, false],
+    [now, true],
+    [now - 1, true],
+    [now + 1, false],
+    [0, false],
+    [-DAY_MS, false],
   ])('expiry %d passed → %s', (expiry, want) => expect(expiryPassed(expiry, now)).toBe(want));
 
   it('only enabled clients are depleted', () => {
@@ -148,8 +172,10 @@ describe('IP limit', () => {
   const nowSec = 1_800_000_000;
   it('IPs beyond the limit, newest last, are excess when seen now', () => {
     const seen = [
-      { ip: '198.51.100.1', lastSeen: nowSec - 100 }, { ip: '198.51.100.2', lastSeen: nowSec - 50 },
-      { ip: '198.51.100.3', lastSeen: nowSec }, { ip: '198.51.100.9', lastSeen: nowSec - LIVE_IP_WINDOW_SEC - 1 },
+      { ip: '198.51.100.1', lastSeen: nowSec - 100 },
+      { ip: '198.51.100.2', lastSeen: nowSec - 50 },
+      { ip: '198.51.100.3', lastSeen: nowSec },
+      { ip: '198.51.100.9', lastSeen: nowSec - LIVE_IP_WINDOW_SEC - 1 },
     ];
     expect(excessIps(seen, 2, nowSec, new Set(['198.51.100.3']))).toEqual(['198.51.100.3']);
     expect(excessIps(seen, 3, nowSec, new Set(['198.51.100.3']))).toEqual([]);

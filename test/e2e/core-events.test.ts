@@ -15,13 +15,18 @@ describe.skipIf(!bin)('core state over the WebSocket (real core)', () => {
     panel = await startPanel({ coreBin: bin! });
     await eventually(() => panel.corePid(), 5000);
     const login = await fetch(new URL('login', panel.url), {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
     });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const origin = new URL(panel.url).origin;
     ws = new WebSocket(`${origin.replace('http', 'ws')}/ws`, { headers: { cookie }, origin });
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
   });
   afterAll(async () => {
     ws?.close();

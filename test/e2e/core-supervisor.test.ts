@@ -7,7 +7,16 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreSupervisor } from '../../host-agent/core/supervisor.js';
 import { defaultTemplate } from '../../domain/core/template.js';
-import { eventually, freePorts, killAll, pidAlive, startPanel, startTarget, testCoreBin, type Target } from './support/index.js';
+import {
+  eventually,
+  freePorts,
+  killAll,
+  pidAlive,
+  startPanel,
+  startTarget,
+  testCoreBin,
+  type Target,
+} from './support/index.js';
 
 const bin = testCoreBin();
 
@@ -21,7 +30,7 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
   beforeAll(async () => {
     target = await startTarget();
     dataDir = mkdtempSync(join(tmpdir(), 'sv-e2e-'));
-    [apiPort] = await freePorts(1) as [number];
+    [apiPort] = (await freePorts(1)) as [number];
     sv = new CoreSupervisor({ bin: bin!, dataDir, onState: (s) => states.push(s.state) });
     await sv.init();
   });
@@ -32,7 +41,11 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
   });
 
   it('detects the flavour and version from -version', () => {
-    expect(sv.status()).toMatchObject({ state: 'stopped', flavour: 'v2ray', version: expect.stringMatching(/^\d+\.\d+/) });
+    expect(sv.status()).toMatchObject({
+      state: 'stopped',
+      flavour: 'v2ray',
+      version: expect.stringMatching(/^\d+\.\d+/),
+    });
   });
 
   it('starts on a config written atomically with mode 0600', async () => {
@@ -61,8 +74,14 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
 
   it('tests and writes a config far larger than a pipe buffer (5 MB, 30,000 clients) in pieces', async () => {
     const big = defaultTemplate(apiPort) as Record<string, any>;
-    const clients = Array.from({ length: 30_000 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, email: `big${i}@x` }));
-    big.inbounds = [...big.inbounds, { tag: 'big', listen: '127.0.0.1', port: 1, protocol: 'vmess', settings: { clients } }];
+    const clients = Array.from({ length: 30_000 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      email: `big${i}@x`,
+    }));
+    big.inbounds = [
+      ...big.inbounds,
+      { tag: 'big', listen: '127.0.0.1', port: 1, protocol: 'vmess', settings: { clients } },
+    ];
     expect((await sv.test(big)).ok).toBe(true);
     const broken = { ...big, inbounds: [...big.inbounds, { port: 2, protocol: 'nope' }] };
     expect((await sv.test(broken)).ok).toBe(false);
@@ -79,33 +98,72 @@ describe.skipIf(!bin)('core supervisor with the real core', () => {
   });
 
   it('probes an outbound: tcp dial and a full HTTP request through a temporary core', async () => {
-    const ok = await sv.probeOutbound({ outbound: { tag: 'x', protocol: 'freedom', settings: {} }, allOutbounds: [], mode: '', allowPrivate: false, url: target.url('/bytes/10') });
+    const ok = await sv.probeOutbound({
+      outbound: { tag: 'x', protocol: 'freedom', settings: {} },
+      allOutbounds: [],
+      mode: '',
+      allowPrivate: false,
+      url: target.url('/bytes/10'),
+    });
     expect(ok).toMatchObject({ success: true, error: '' });
     expect(ok.delay).toBeGreaterThanOrEqual(0);
     const [closed] = await freePorts(1);
-    const vmess = { tag: 'v', protocol: 'vmess', settings: { vnext: [{ address: '127.0.0.1', port: closed, users: [{ id: 'b831381d-6324-4d53-ad4f-8cda48b30811' }] }] } };
-    const bad = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: '', allowPrivate: true, url: target.url('/bytes/10') });
+    const vmess = {
+      tag: 'v',
+      protocol: 'vmess',
+      settings: {
+        vnext: [{ address: '127.0.0.1', port: closed, users: [{ id: 'b831381d-6324-4d53-ad4f-8cda48b30811' }] }],
+      },
+    };
+    const bad = await sv.probeOutbound({
+      outbound: vmess,
+      allOutbounds: [],
+      mode: '',
+      allowPrivate: true,
+      url: target.url('/bytes/10'),
+    });
     expect(bad.success).toBe(false);
     const open = { ...vmess, settings: { vnext: [{ address: '127.0.0.1', port: target.port, users: [] }] } };
     const dial = await sv.probeOutbound({ outbound: open, allOutbounds: [], mode: 'tcp', allowPrivate: true, url: '' });
     expect(dial).toMatchObject({ success: true, error: '' });
-    const refused = await sv.probeOutbound({ outbound: vmess, allOutbounds: [], mode: 'tcp', allowPrivate: true, url: '' });
+    const refused = await sv.probeOutbound({
+      outbound: vmess,
+      allOutbounds: [],
+      mode: 'tcp',
+      allowPrivate: true,
+      url: '',
+    });
     expect(refused.success).toBe(false);
     expect(refused.error).toMatch(/ECONNREFUSED/);
-    const chain = await sv.probeOutbound({ outbound: { ...vmess, streamSettings: { sockopt: { dialerProxy: 'missing' } } }, allOutbounds: [vmess], mode: 'tcp', allowPrivate: true, url: '' });
+    const chain = await sv.probeOutbound({
+      outbound: { ...vmess, streamSettings: { sockopt: { dialerProxy: 'missing' } } },
+      allOutbounds: [vmess],
+      mode: 'tcp',
+      allowPrivate: true,
+      url: '',
+    });
     expect(chain.error).toMatch(/dialerProxy "missing"/);
   });
 
   it('refuses to probe a private, loopback or metadata server without the opt-in, dialling nothing', async () => {
     let accepted = 0;
-    const listener = createServer((sock) => { accepted++; sock.destroy(); });
+    const listener = createServer((sock) => {
+      accepted++;
+      sock.destroy();
+    });
     await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
     const port = (listener.address() as AddressInfo).port;
     try {
       for (const address of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1', '169.254.169.254', '10.0.0.1']) {
         for (const mode of ['tcp', ''] as const) {
           const outbound = { tag: 'v', protocol: 'vmess', settings: { vnext: [{ address, port, users: [] }] } };
-          const r = await sv.probeOutbound({ outbound, allOutbounds: [], mode, allowPrivate: false, url: target.url('/bytes/10') });
+          const r = await sv.probeOutbound({
+            outbound,
+            allOutbounds: [],
+            mode,
+            allowPrivate: false,
+            url: target.url('/bytes/10'),
+          });
           expect(r.success, `${address} ${mode}`).toBe(false);
           expect(r.error, `${address} ${mode}`).toMatch(/refused .*private, loopback or reserved.*allowPrivate/);
         }
@@ -156,7 +214,9 @@ describe.skipIf(!bin)('an unrelated process is never killed by the stale-core ch
 });
 
 describe('a panel without a core binary', () => {
-  afterAll(async () => { await killAll(); });
+  afterAll(async () => {
+    await killAll();
+  });
   it('starts, serves the API and says why the core is not running', async () => {
     const panel = await startPanel({ coreBin: '/nonexistent/xray' });
     try {

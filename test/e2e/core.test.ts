@@ -2,8 +2,25 @@
 // without a core restart; a disabled inbound and a deleted client refused; crash recovery; no orphan on SIGTERM.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  addClient, addInbound, curlSocks, curlSocksEventually, eventually, killAll, pidAlive, selfSignedCert, ssLocal, startPanel,
-  startTarget, testCoreBin, trojanClient, trojanOutbound, v2rayClient, vlessOutbound, vmessOutbound, type Panel, type Target,
+  addClient,
+  addInbound,
+  curlSocks,
+  curlSocksEventually,
+  eventually,
+  killAll,
+  pidAlive,
+  selfSignedCert,
+  ssLocal,
+  startPanel,
+  startTarget,
+  testCoreBin,
+  trojanClient,
+  trojanOutbound,
+  v2rayClient,
+  vlessOutbound,
+  vmessOutbound,
+  type Panel,
+  type Target,
 } from './support/index.js';
 
 const bin = testCoreBin();
@@ -63,7 +80,15 @@ describe.skipIf(!bin)('real core end to end', () => {
     const cert = selfSignedCert();
     const ib = await addInbound(panel, {
       protocol: 'trojan',
-      streamSettings: { network: 'tcp', security: 'tls', tlsSettings: { serverName: cert.sni, alpn: ['http/1.1'], certificates: [{ certificateFile: cert.cert, keyFile: cert.key }] } },
+      streamSettings: {
+        network: 'tcp',
+        security: 'tls',
+        tlsSettings: {
+          serverName: cert.sni,
+          alpn: ['http/1.1'],
+          certificates: [{ certificateFile: cert.cert, keyFile: cert.key }],
+        },
+      },
     });
     const c = await addClient(panel, 'trojan-tls@e2e', ib.id);
     const client = await trojanClient(ib.port, c.password, cert);
@@ -73,7 +98,10 @@ describe.skipIf(!bin)('real core end to end', () => {
   });
 
   it('Shadowsocks (ss-local) carries bytes', async () => {
-    const ib = await addInbound(panel, { protocol: 'shadowsocks', settings: { method: 'aes-256-gcm', network: 'tcp,udp' } });
+    const ib = await addInbound(panel, {
+      protocol: 'shadowsocks',
+      settings: { method: 'aes-256-gcm', network: 'tcp,udp' },
+    });
     const c = await addClient(panel, 'ss-a@e2e', ib.id);
     const client = await ssLocal(ib.port, c.password, 'aes-256-gcm');
     const d = await curlSocksEventually(client.socksPort, target.url(`/bytes/${MB}`));
@@ -138,9 +166,16 @@ describe.skipIf(!bin)('real core end to end', () => {
     const pid = panel.corePid()!;
     const t0 = Date.now();
     process.kill(pid, 'SIGKILL');
-    const next = await eventually(() => { const p = panel.corePid(); return p && p !== pid ? p : null; }, 5000);
+    const next = await eventually(() => {
+      const p = panel.corePid();
+      return p && p !== pid ? p : null;
+    }, 5000);
     expect(next).not.toBe(pid);
-    const d = await curlSocksEventually(client.socksPort, target.url('/bytes/1000'), Math.max(500, 5000 - (Date.now() - t0)));
+    const d = await curlSocksEventually(
+      client.socksPort,
+      target.url('/bytes/1000'),
+      Math.max(500, 5000 - (Date.now() - t0)),
+    );
     expect(d.bytes).toBe(1000);
     expect(Date.now() - t0).toBeLessThan(5000);
     await client.stop();
@@ -148,7 +183,9 @@ describe.skipIf(!bin)('real core end to end', () => {
 });
 
 describe.skipIf(!bin)('panel shutdown', () => {
-  afterAll(async () => { await killAll(); });
+  afterAll(async () => {
+    await killAll();
+  });
 
   it('SIGTERM on the panel leaves no core process behind', async () => {
     const panel = await startPanel({ coreBin: bin! });

@@ -48,13 +48,19 @@ describe('data directory permissions (built panel, umask 022)', () => {
   }, 60_000);
 
   it('after a backup download and an import (pre-import snapshot in backups/)', async () => {
-    const res = await fetch(new URL('panel/api/server/getDb', fresh.url), { headers: { authorization: `Bearer ${fresh.token}` } });
+    const res = await fetch(new URL('panel/api/server/getDb', fresh.url), {
+      headers: { authorization: `Bearer ${fresh.token}` },
+    });
     const db = new Uint8Array(await res.arrayBuffer());
     const form = new FormData();
     form.set('db', new File([db as Uint8Array<ArrayBuffer>], 'backup.db'));
-    const imp = await (await fetch(new URL('panel/api/server/importDB', fresh.url), {
-      method: 'POST', body: form, headers: { authorization: `Bearer ${fresh.token}` },
-    })).json();
+    const imp = await (
+      await fetch(new URL('panel/api/server/importDB', fresh.url), {
+        method: 'POST',
+        body: form,
+        headers: { authorization: `Bearer ${fresh.token}` },
+      })
+    ).json();
     expect(imp.success).toBe(true);
     expect(modeOf(join(fresh.dataDir, 'backups'))).toBe(0o700);
     expect(modeOf(imp.obj.backup)).toBe(0o600);
@@ -71,12 +77,17 @@ describe('data directory permissions (built panel, umask 022)', () => {
     mkdirSync(join(oldInstall, 'bin'), { recursive: true });
     writeFileSync(join(oldInstall, 'bin', 'geoip.dat'), 'geo');
     writeFileSync(join(oldInstall, 'bin', 'xray'), '#!/bin/sh\nexit 0\n');
-    for (const name of readdirSync(oldInstall, { recursive: true }) as string[]) chmodSync(join(oldInstall, name), 0o644);
+    for (const name of readdirSync(oldInstall, { recursive: true }) as string[])
+      chmodSync(join(oldInstall, name), 0o644);
     for (const dir of [oldInstall, join(oldInstall, 'bin'), join(oldInstall, 'backups')]) chmodSync(dir, 0o755);
     chmodSync(join(oldInstall, 'bin', 'xray'), 0o755);
     expect(looseModes(oldInstall).length).toBeGreaterThanOrEqual(6);
 
-    const panel = await startPanel({ coreBin: '/nonexistent/xray', dataDir: oldInstall, env: { PANEL_LOG_LEVEL: 'info' } });
+    const panel = await startPanel({
+      coreBin: '/nonexistent/xray',
+      dataDir: oldInstall,
+      env: { PANEL_LOG_LEVEL: 'info' },
+    });
     expect(looseModes(oldInstall)).toEqual([]);
     expect(modeOf(join(oldInstall, 'panel.db'))).toBe(0o600);
     expect(modeOf(join(oldInstall, 'bin', 'geoip.dat'))).toBe(0o600);
@@ -91,7 +102,8 @@ describe('data directory permissions (built panel, umask 022)', () => {
   it('the command-line tool creates a private data directory too', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'panel-cli-')), 'data');
     execFileSync(process.execPath, [CLI, 'token', 'create', 'from-the-cli'], {
-      env: { ...process.env, PANEL_DATA_DIR: dir, PANEL_DB_URL: '' }, stdio: 'pipe',
+      env: { ...process.env, PANEL_DATA_DIR: dir, PANEL_DB_URL: '' },
+      stdio: 'pipe',
     });
     expect(modeOf(dir)).toBe(0o700);
     expect(looseModes(dir)).toEqual([]);

@@ -24,7 +24,9 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 function cli(args: string[], vars: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...vars };
@@ -37,7 +39,11 @@ function cli(args: string[], vars: Record<string, string>): Promise<{ code: numb
 
 async function tables(url: string) {
   const c = await connect(url);
-  try { return await dumpTables(c); } finally { await c.close(); }
+  try {
+    return await dumpTables(c);
+  } finally {
+    await c.close();
+  }
 }
 
 function expectSame(got: Record<string, unknown[]>, want: Record<string, unknown[]>) {
@@ -106,7 +112,12 @@ describe('panel db (built CLI)', () => {
 
     // a 3x-ui database: converted, what was left out listed, the new admin password printed once
     const xui = join(tempDir(), 'x-ui.db');
-    await buildXuiDb(xui, { version: 'v2', ports: [46001, 46002, 46003, 46004], certFile: '/nonexistent.pem', keyFile: '/nonexistent.key' });
+    await buildXuiDb(xui, {
+      version: 'v2',
+      ports: [46001, 46002, 46003, 46004],
+      certFile: '/nonexistent.pem',
+      keyFile: '/nonexistent.key',
+    });
     const conv = await cli(['db', 'import', xui], otherEnv);
     expect(conv.code, conv.stderr).toBe(0);
     expect(conv.stdout).toMatch(/converted from a 3x-ui database/);

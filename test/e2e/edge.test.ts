@@ -14,7 +14,14 @@ import { testDatabases } from '../support/databases.js';
 import { openStore } from '../../storage/store.js';
 import { CACHE_TTL_MS } from '../../domain/subscription/service.js';
 import { addClient, addInbound, freePorts, killAll, startPanel, testCoreBin, type Panel } from './support/index.js';
-import { curlViaSocks, parseLink, runV2ray, targetServer, v2rayClientConfig, waitForPort } from './subscription-support.js';
+import {
+  curlViaSocks,
+  parseLink,
+  runV2ray,
+  targetServer,
+  v2rayClientConfig,
+  waitForPort,
+} from './subscription-support.js';
 import { buildWorker, startWorkerd, type WorkerBundle } from '../../scripts/worker.js';
 
 const CORE_BIN = testCoreBin();
@@ -23,8 +30,17 @@ const HOST = '127.0.0.1:2096'; // the same Host header to both servers: the feed
 const DAY = 86_400_000;
 const UUID = 'c1d2e3f4-1111-4222-8333-944455556666';
 
-interface Answer { status: number; headers: Record<string, string>; length?: string; body: Buffer }
-interface Ask { method?: string; path: string; headers?: Record<string, string> }
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  length?: string;
+  body: Buffer;
+}
+interface Ask {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+}
 
 // Framing, not content: the two HTTP stacks frame the same response differently (Node omits Content-Length on an
 // empty 404 and closes instead). The body bytes are compared, and Content-Length wherever both send it.
@@ -32,20 +48,32 @@ const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encodin
 
 function ask(port: number, q: Ask): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: q.method ?? 'GET', path: q.path, headers: { host: HOST, ...q.headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const headers: Record<string, string> = {};
-        let length: string | undefined;
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          const name = res.rawHeaders[i]!.toLowerCase();
-          if (name === 'content-length') length = res.rawHeaders[i + 1]!;
-          else if (!TRANSPORT.has(name)) headers[name] = headers[name] === undefined ? res.rawHeaders[i + 1]! : `${headers[name]}, ${res.rawHeaders[i + 1]}`;
-        }
-        resolve({ status: res.statusCode!, headers, length, body: Buffer.concat(chunks) });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: q.method ?? 'GET',
+        path: q.path,
+        headers: { host: HOST, ...q.headers },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const headers: Record<string, string> = {};
+          let length: string | undefined;
+          for (let i = 0; i < res.rawHeaders.length; i += 2) {
+            const name = res.rawHeaders[i]!.toLowerCase();
+            if (name === 'content-length') length = res.rawHeaders[i + 1]!;
+            else if (!TRANSPORT.has(name))
+              headers[name] =
+                headers[name] === undefined ? res.rawHeaders[i + 1]! : `${headers[name]}, ${res.rawHeaders[i + 1]}`;
+          }
+          resolve({ status: res.statusCode!, headers, length, body: Buffer.concat(chunks) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -60,7 +88,14 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
   let bundle: WorkerBundle;
   let workerd: Awaited<ReturnType<typeof startWorkerd>>;
   let buildDir = '';
-  const port: Record<'node' | 'pg' | 'hd' | 'none' | 'bad' | 'down', number> = { node: 0, pg: 0, hd: 0, none: 0, bad: 0, down: 0 };
+  const port: Record<'node' | 'pg' | 'hd' | 'none' | 'bad' | 'down', number> = {
+    node: 0,
+    pg: 0,
+    hd: 0,
+    none: 0,
+    bad: 0,
+    down: 0,
+  };
   const ports: Record<string, number> = {};
   let v2rayId = '';
   let paths = { sub: '/sub/', json: '/json/', clash: '/clash/' };
@@ -82,8 +117,13 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
       );
     }
     out.push(
-      { path: '/' }, { path: paths.sub }, { path: `${paths.sub}multi/x` }, { path: `${paths.sub}%E0%A4%A` },
-      { path: '/favicon.ico' }, { method: 'POST', path: `${paths.sub}multi` }, { method: 'DELETE', path: `${paths.sub}multi` },
+      { path: '/' },
+      { path: paths.sub },
+      { path: `${paths.sub}multi/x` },
+      { path: `${paths.sub}%E0%A4%A` },
+      { path: '/favicon.ico' },
+      { method: 'POST', path: `${paths.sub}multi` },
+      { method: 'DELETE', path: `${paths.sub}multi` },
     );
     return out;
   };
@@ -111,12 +151,18 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
         const [a, b] = [userinfo(node.headers), userinfo(edge.headers)];
         expect(b.rest, label(q)).toBe(a.rest);
         expect(Math.abs(b.expire - a.expire), `${label(q)}: delayed-start expire`).toBeLessThanOrEqual(DELAYED_SLACK_S);
-        expect({ ...edge.headers, 'subscription-userinfo': '' }, label(q)).toEqual({ ...node.headers, 'subscription-userinfo': '' });
+        expect({ ...edge.headers, 'subscription-userinfo': '' }, label(q)).toEqual({
+          ...node.headers,
+          'subscription-userinfo': '',
+        });
       } else {
         expect(edge.headers, label(q)).toEqual(node.headers);
       }
-      if (node.length !== undefined && edge.length !== undefined) expect(edge.length, `${label(q)}: content-length`).toBe(node.length);
-      expect(edge.body.equals(node.body), `${label(q)}: body\n--- node\n${node.body}\n--- worker\n${edge.body}`).toBe(true);
+      if (node.length !== undefined && edge.length !== undefined)
+        expect(edge.length, `${label(q)}: content-length`).toBe(node.length);
+      expect(edge.body.equals(node.body), `${label(q)}: body\n--- node\n${node.body}\n--- worker\n${edge.body}`).toBe(
+        true,
+      );
     }
   }
 
@@ -149,19 +195,51 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
     Object.assign(ports, { vmess: vm, vless: vl, trojan: tr, ss });
     const ids: Record<string, number> = {};
     ids.vmess = (await addInbound(panel, { protocol: 'vmess', port: vm, remark: 'VM ü' })).id;
-    ids.vless = (await addInbound(panel, { protocol: 'vless', port: vl, remark: 'VL', settings: { decryption: 'none' }, streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vl' } } })).id;
+    ids.vless = (
+      await addInbound(panel, {
+        protocol: 'vless',
+        port: vl,
+        remark: 'VL',
+        settings: { decryption: 'none' },
+        streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vl' } },
+      })
+    ).id;
     ids.trojan = (await addInbound(panel, { protocol: 'trojan', port: tr, remark: 'TR' })).id;
-    ids.ss = (await addInbound(panel, { protocol: 'shadowsocks', port: ss, remark: 'SS', settings: { method: 'aes-256-gcm', network: 'tcp,udp' } })).id;
-    ids.hy2 = (await addInbound(panel, { protocol: 'hysteria2', remark: 'HY2', streamSettings: { network: 'hysteria2' } })).id;
-    ids.hy = (await addInbound(panel, { protocol: 'hysteria', remark: 'HY', streamSettings: { network: 'hysteria' } })).id;
+    ids.ss = (
+      await addInbound(panel, {
+        protocol: 'shadowsocks',
+        port: ss,
+        remark: 'SS',
+        settings: { method: 'aes-256-gcm', network: 'tcp,udp' },
+      })
+    ).id;
+    ids.hy2 = (
+      await addInbound(panel, { protocol: 'hysteria2', remark: 'HY2', streamSettings: { network: 'hysteria2' } })
+    ).id;
+    ids.hy = (
+      await addInbound(panel, { protocol: 'hysteria', remark: 'HY', streamSettings: { network: 'hysteria' } })
+    ).id;
     for (const protocol of ['socks', 'http', 'mixed', 'wireguard', 'dokodemo', 'tunnel']) {
-      await addInbound(panel, { protocol, remark: protocol, settings: protocol === 'dokodemo' || protocol === 'tunnel' ? { address: '127.0.0.1', port: 80, network: 'tcp' } : {} });
+      await addInbound(panel, {
+        protocol,
+        remark: protocol,
+        settings:
+          protocol === 'dokodemo' || protocol === 'tunnel' ? { address: '127.0.0.1', port: 80, network: 'tcp' } : {},
+      });
     }
-    ids.off = (await addInbound(panel, { protocol: 'vless', remark: 'OFF', enable: false, settings: { decryption: 'none' } })).id;
+    ids.off = (
+      await addInbound(panel, { protocol: 'vless', remark: 'OFF', enable: false, settings: { decryption: 'none' } })
+    ).id;
     const every = [ids.vmess, ids.vless, ids.trojan, ids.ss, ids.hy2, ids.hy, ids.off].map(Number);
 
     const now = Date.now();
-    await addClient(panel, 'edge-main', every, { subId: 'multi', id: UUID, password: 'pw-edge/+=', totalGB: 50 * 2 ** 30, expiryTime: now + 30 * DAY + 1_800_000 });
+    await addClient(panel, 'edge-main', every, {
+      subId: 'multi',
+      id: UUID,
+      password: 'pw-edge/+=',
+      totalGB: 50 * 2 ** 30,
+      expiryTime: now + 30 * DAY + 1_800_000,
+    });
     await addClient(panel, 'edge-second', [ids.vless!, ids.trojan!], { subId: 'multi', totalGB: 2 ** 30 });
     await addClient(panel, 'edge-disabled', [ids.vmess!], { subId: 'multi', enable: false });
     await addClient(panel, 'edge-depleted', [ids.vless!], { subId: 'depleted', totalGB: 1024 });
@@ -175,7 +253,17 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
     // page's online badge cannot flip during the run).
     const store = await openStore(dbUrl, { migrate: false });
     try {
-      await store.traffic.applyDeltas({ clients: [{ email: 'edge-depleted', up: 700, down: 900 }, { email: 'edge-main', up: 123_456, down: 7_654_321 }], inbounds: [], outbounds: [] }, now - 3_600_000);
+      await store.traffic.applyDeltas(
+        {
+          clients: [
+            { email: 'edge-depleted', up: 700, down: 900 },
+            { email: 'edge-main', up: 123_456, down: 7_654_321 },
+          ],
+          inbounds: [],
+          outbounds: [],
+        },
+        now - 3_600_000,
+      );
       await store.traffic.enforce(now);
     } finally {
       await store.close();
@@ -192,17 +280,24 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
     if (buildDir) rmSync(buildDir, { recursive: true, force: true });
   });
 
-  it('answers every format, HEAD and every 404 with the Node server\'s status, headers and bytes', async () => {
+  it("answers every format, HEAD and every 404 with the Node server's status, headers and bytes", async () => {
     const pairs = await both(requests());
     expectSame(pairs);
     // The comparison covered real answers, not only misses.
-    const ok = (p: string, accept?: string) => pairs.find((x) => x.q.path === p && x.q.method === undefined && x.q.headers?.accept === accept)!.edge;
+    const ok = (p: string, accept?: string) =>
+      pairs.find((x) => x.q.path === p && x.q.method === undefined && x.q.headers?.accept === accept)!.edge;
     expect(ok('/sub/multi').status).toBe(200);
     expect(ok('/sub/multi').headers['content-type']).toBe('text/plain; charset=utf-8');
     // edge-main on six inbounds (the disabled one left out), edge-second on two, edge-disabled on none.
-    expect(Buffer.from(ok('/sub/multi').body.toString(), 'base64').toString().split('\n').map((l) => l.split('://')[0]))
-      .toEqual(['vmess', 'vless', 'vless', 'trojan', 'trojan', 'ss', 'hy2', 'hysteria']);
-    expect(ok('/sub/multi', 'text/html,application/xhtml+xml').headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(
+      Buffer.from(ok('/sub/multi').body.toString(), 'base64')
+        .toString()
+        .split('\n')
+        .map((l) => l.split('://')[0]),
+    ).toEqual(['vmess', 'vless', 'vless', 'trojan', 'trojan', 'ss', 'hy2', 'hysteria']);
+    expect(ok('/sub/multi', 'text/html,application/xhtml+xml').headers['content-type']).toBe(
+      'text/html; charset=utf-8',
+    );
     expect(ok('/json/multi').headers['content-type']).toBe('application/json; charset=utf-8');
     expect(ok('/clash/multi').headers['content-disposition']).toContain('attachment');
     expect(ok('/sub/depleted').headers['subscription-userinfo']).toBe('upload=700; download=900; total=1024; expire=0');
@@ -223,23 +318,37 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
       const s = sequential[i % qs.length]!;
       expect(a.status, label(qs[i % qs.length]!)).toBe(s.status);
       // (A delayed start's page shows "now" + duration to the minute: the only answer that may move between runs.)
-      if (!qs[i % qs.length]!.path.includes('/delayed')) expect(a.body.equals(s.body), label(qs[i % qs.length]!)).toBe(true);
+      if (!qs[i % qs.length]!.path.includes('/delayed'))
+        expect(a.body.equals(s.body), label(qs[i % qs.length]!)).toBe(true);
     });
   }, 60_000);
 
   it('settings changed on the panel reach the Worker within its cache time; every optional header matches', async () => {
     const changed = Date.now();
     await api('/panel/setting/update', {
-      subPath: '/feed/', subJsonPath: '/cfg/', subClashPath: '/yaml/', subTitle: 'Edge «feed»', subSupportUrl: 'https://support.example.com/ü',
-      subProfileUrl: 'https://example.com/profile', subAnnounce: 'Maintenance ☂ tonight', subEnableRouting: true,
-      subRoutingRules: '{"domainStrategy":"AsIs"}', subUpdates: 6, subURI: 'https://edge.example.com/feed/', subEncrypt: false,
+      subPath: '/feed/',
+      subJsonPath: '/cfg/',
+      subClashPath: '/yaml/',
+      subTitle: 'Edge «feed»',
+      subSupportUrl: 'https://support.example.com/ü',
+      subProfileUrl: 'https://example.com/profile',
+      subAnnounce: 'Maintenance ☂ tonight',
+      subEnableRouting: true,
+      subRoutingRules: '{"domainStrategy":"AsIs"}',
+      subUpdates: 6,
+      subURI: 'https://edge.example.com/feed/',
+      subEncrypt: false,
     });
     paths = { sub: '/feed/', json: '/cfg/', clash: '/yaml/' };
     const probe = { path: '/feed/multi' };
     let seen = 0;
     for (;;) {
       const [{ node, edge }] = await both([probe]);
-      if (edge.status === 200 && edge.body.equals(node.body) && edge.headers['profile-title'] === node.headers['profile-title']) {
+      if (
+        edge.status === 200 &&
+        edge.body.equals(node.body) &&
+        edge.headers['profile-title'] === node.headers['profile-title']
+      ) {
         seen = Date.now() - changed;
         break;
       }
@@ -252,7 +361,17 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
     const pairs = await both(requests());
     expectSame(pairs);
     const feed = pairs.find((p) => p.q.path === '/feed/multi' && !p.q.method && !p.q.headers)!.edge;
-    for (const h of ['subscription-userinfo', 'profile-title', 'profile-update-interval', 'profile-web-page-url', 'support-url', 'announce', 'routing-enable', 'routing', 'cache-control']) {
+    for (const h of [
+      'subscription-userinfo',
+      'profile-title',
+      'profile-update-interval',
+      'profile-web-page-url',
+      'support-url',
+      'announce',
+      'routing-enable',
+      'routing',
+      'cache-control',
+    ]) {
       expect(feed.headers[h], h).toBeTruthy();
     }
     expect((await ask(port.pg, { path: '/sub/multi' })).status).toBe(404); // the old path is gone
@@ -271,7 +390,7 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
     expect(log).not.toContain('secret');
   });
 
-  it('a link from the Worker\'s feed carries a real v2ray client through the core', async () => {
+  it("a link from the Worker's feed carries a real v2ray client through the core", async () => {
     const target = await targetServer();
     try {
       // Links name the configured public host (subURI): back to the request host, which the Worker picks up in time.

@@ -23,7 +23,9 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** A clean environment: nothing from the caller's PANEL_* variables leaks in. */
 function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
@@ -44,7 +46,9 @@ class Service {
       buf = lines.pop()!;
       this.stdout.push(...lines);
     });
-    proc.stderr!.on('data', (d: Buffer) => { this.stderr += d.toString(); });
+    proc.stderr!.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+    });
     this.exit = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
@@ -59,8 +63,12 @@ class Service {
     for (;;) {
       const line = this.stdout.find((l) => pattern.test(l));
       if (line) return line;
-      if (this.proc.exitCode !== null) throw new Error(`service exited (${this.proc.exitCode}) before printing ${pattern}\n${this.stdout.join('\n')}\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}\n${this.stdout.join('\n')}\n${this.stderr}`);
+      if (this.proc.exitCode !== null)
+        throw new Error(
+          `service exited (${this.proc.exitCode}) before printing ${pattern}\n${this.stdout.join('\n')}\n${this.stderr}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${pattern}\n${this.stdout.join('\n')}\n${this.stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -80,7 +88,12 @@ afterEach(() => {
   running.clear();
 });
 
-interface Http { status: number; json: any; text: string; headers: Headers }
+interface Http {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
 async function http(url: string, init: RequestInit & { json?: unknown } = {}): Promise<Http> {
   const headers = new Headers(init.headers);
   let body = init.body;
@@ -91,7 +104,11 @@ async function http(url: string, init: RequestInit & { json?: unknown } = {}): P
   const res = await fetch(url, { ...init, headers, body });
   const text = await res.text();
   let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, json, text, headers: res.headers };
 }
 
@@ -116,8 +133,12 @@ describe.each(testDatabases())('the built service on $name', (db) => {
     const dataDir = tempDir();
     const [port, subPort] = await freePorts(2);
     const vars: Record<string, string> = {
-      PANEL_DATA_DIR: dataDir, PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(port), SUB_PORT: String(subPort),
-      PANEL_ADMIN_USERNAME: 'operator', PANEL_ADMIN_PASSWORD: 'e2e password 1',
+      PANEL_DATA_DIR: dataDir,
+      PANEL_LISTEN: '127.0.0.1',
+      PANEL_PORT: String(port),
+      SUB_PORT: String(subPort),
+      PANEL_ADMIN_USERNAME: 'operator',
+      PANEL_ADMIN_PASSWORD: 'e2e password 1',
     };
     if (db.name === 'pg') vars.PANEL_DB_URL = await db.freshUrl();
     const base = `http://127.0.0.1:${port}/`;
@@ -136,14 +157,22 @@ describe.each(testDatabases())('the built service on $name', (db) => {
 
     const session = await loginAt(base, 'operator', 'e2e password 1');
     const created = await http(`${base}panel/setting/apiTokens/create`, {
-      method: 'POST', json: { name: 'e2e' }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+      method: 'POST',
+      json: { name: 'e2e' },
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
     });
     expect(created.json.success).toBe(true);
     const token: string = created.json.obj.token;
     const bearer = { authorization: `Bearer ${token}` };
-    const updated = await http(`${base}panel/setting/update`, { method: 'POST', json: { subTitle: 'kept across restarts' }, headers: bearer });
+    const updated = await http(`${base}panel/setting/update`, {
+      method: 'POST',
+      json: { subTitle: 'kept across restarts' },
+      headers: bearer,
+    });
     expect(updated.json.success).toBe(true);
-    expect((await http(`${base}panel/setting/all`, { method: 'POST', headers: bearer })).json.obj.subTitle).toBe('kept across restarts');
+    expect((await http(`${base}panel/setting/all`, { method: 'POST', headers: bearer })).json.obj.subTitle).toBe(
+      'kept across restarts',
+    );
 
     const stopped = await first.stop();
     expect(stopped.code).toBe(0);
@@ -168,7 +197,12 @@ describe('first start and the command-line tool (libsql)', () => {
   it('without PANEL_ADMIN_*: creates admin with a random password printed once', async () => {
     const dataDir = tempDir();
     const [port, subPort] = await freePorts(2);
-    const env = envWith({ PANEL_DATA_DIR: dataDir, PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(port), SUB_PORT: String(subPort) });
+    const env = envWith({
+      PANEL_DATA_DIR: dataDir,
+      PANEL_LISTEN: '127.0.0.1',
+      PANEL_PORT: String(port),
+      SUB_PORT: String(subPort),
+    });
     const s1 = Service.start(env);
     const line = await s1.waitFor(/^admin credential created: /);
     await s1.waitFor(/^subscription listening on /);
@@ -186,7 +220,12 @@ describe('first start and the command-line tool (libsql)', () => {
 
   it('a SIGTERM while the service is still starting stops it gracefully (exit 0), not by the signal', async () => {
     const [port, subPort] = await freePorts(2);
-    const env = envWith({ PANEL_DATA_DIR: tempDir(), PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(port), SUB_PORT: String(subPort) });
+    const env = envWith({
+      PANEL_DATA_DIR: tempDir(),
+      PANEL_LISTEN: '127.0.0.1',
+      PANEL_PORT: String(port),
+      SUB_PORT: String(subPort),
+    });
     const s = Service.start(env);
     // The admin line is printed before the listeners and the core start: signalling the moment it arrives
     // (not on the next poll) lands the signal mid-start.
@@ -264,7 +303,10 @@ describe('first start and the command-line tool (libsql)', () => {
     await s.waitFor(/^subscription listening on /);
     expect(s.stdout.join('\n')).not.toMatch(/admin credential created/);
     const base = `http://127.0.0.1:${port}/`;
-    const r = await http(`${base}panel/setting/all`, { method: 'POST', headers: { authorization: `Bearer ${tok.stdout.trim()}` } });
+    const r = await http(`${base}panel/setting/all`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tok.stdout.trim()}` },
+    });
     expect(r.json.obj.subTitle).toBe('from the CLI');
     await loginAt(base, 'boss', 'cli password');
     expect((await s.stop()).code).toBe(0);
@@ -274,7 +316,11 @@ describe('first start and the command-line tool (libsql)', () => {
     const dataDir = tempDir();
     const env = envWith({ PANEL_DATA_DIR: dataDir, PANEL_ADMIN_USERNAME: 'admin', PANEL_ADMIN_PASSWORD: 'restart pw' });
     const [p1, s1, p2, s2] = await freePorts(4);
-    for (const [k, v] of [['webListen', '127.0.0.1'], ['webPort', String(p1)], ['subPort', String(s1)]]) {
+    for (const [k, v] of [
+      ['webListen', '127.0.0.1'],
+      ['webPort', String(p1)],
+      ['subPort', String(s1)],
+    ]) {
       expect((await cli(['set', k!, v!], env)).code).toBe(0);
     }
     const svc = Service.start(env);
@@ -283,7 +329,11 @@ describe('first start and the command-line tool (libsql)', () => {
     const oldBase = `http://127.0.0.1:${p1}/`;
     const session = await loginAt(oldBase, 'admin', 'restart pw');
     const auth = { cookie: session.cookie, 'x-csrf-token': session.csrf };
-    const upd = await http(`${oldBase}panel/setting/update`, { method: 'POST', json: { webPort: p2, subPort: s2, webBasePath: '/moved/' }, headers: auth });
+    const upd = await http(`${oldBase}panel/setting/update`, {
+      method: 'POST',
+      json: { webPort: p2, subPort: s2, webBasePath: '/moved/' },
+      headers: auth,
+    });
     expect(upd.json.success).toBe(true);
     const t0 = Date.now();
     const restart = await http(`${oldBase}panel/setting/restartPanel`, { method: 'POST', headers: auth });
@@ -300,7 +350,9 @@ describe('first start and the command-line tool (libsql)', () => {
     // The session cookie survives (same secret, same credential); the new base path serves, the old port is closed.
     const all = await http(`${newBase}panel/setting/all`, { method: 'POST', headers: auth });
     expect(all.json.obj).toMatchObject({ webPort: p2, webBasePath: '/moved/' });
-    expect((await http(`http://127.0.0.1:${p2}/panel/setting/all`, { method: 'POST', headers: auth })).status).toBe(404);
+    expect((await http(`http://127.0.0.1:${p2}/panel/setting/all`, { method: 'POST', headers: auth })).status).toBe(
+      404,
+    );
     await expect(fetch(`${oldBase}csrf-token`)).rejects.toThrow();
     expect((await http(`http://127.0.0.1:${s2}/x`)).status).toBe(404);
     const stopped = await svc.stop();

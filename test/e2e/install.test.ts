@@ -18,8 +18,26 @@ let archive = '';
 let port = 0;
 let subPort = 0;
 
-const install = (...extra: string[]) => spawnSync('sh', [join(ROOT, 'scripts/install.sh'), '--prefix', prefix, '--data-dir', data, '--user', userInfo().username,
-  '--port', String(port), '--unit-dir', units, '--no-systemd', ...extra], { encoding: 'utf8', env: { ...process.env, PANEL_PORT: '', PANEL_DATA_DIR: '', PANEL_PREFIX: '' } });
+const install = (...extra: string[]) =>
+  spawnSync(
+    'sh',
+    [
+      join(ROOT, 'scripts/install.sh'),
+      '--prefix',
+      prefix,
+      '--data-dir',
+      data,
+      '--user',
+      userInfo().username,
+      '--port',
+      String(port),
+      '--unit-dir',
+      units,
+      '--no-systemd',
+      ...extra,
+    ],
+    { encoding: 'utf8', env: { ...process.env, PANEL_PORT: '', PANEL_DATA_DIR: '', PANEL_PREFIX: '' } },
+  );
 
 beforeAll(async () => {
   [port, subPort] = (await freePorts(2)) as [number, number];
@@ -34,7 +52,11 @@ describe('install.sh / uninstall.sh (temporary prefix, no systemd)', () => {
   let password = '';
 
   it('refuses what is not a release', () => {
-    const r = spawnSync('sh', [join(ROOT, 'scripts/install.sh'), '--prefix', prefix, '--no-systemd', join(ROOT, 'package.json')], { encoding: 'utf8' });
+    const r = spawnSync(
+      'sh',
+      [join(ROOT, 'scripts/install.sh'), '--prefix', prefix, '--no-systemd', join(ROOT, 'package.json')],
+      { encoding: 'utf8' },
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/does not unpack|is not a proxy-panel release/);
     expect(existsSync(join(prefix, 'current'))).toBe(false);
@@ -65,17 +87,36 @@ describe('install.sh / uninstall.sh (temporary prefix, no systemd)', () => {
   it('writes a unit systemd-analyze accepts', (ctx) => {
     const which = spawnSync('sh', ['-c', 'command -v systemd-analyze'], { encoding: 'utf8' });
     if (which.status !== 0) ctx.skip();
-    const r = spawnSync('systemd-analyze', ['verify', join(units, 'proxy-panel.service')], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('systemd-analyze', ['verify', join(units, 'proxy-panel.service')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.stderr.trim()).toBe('');
     expect(r.status).toBe(0);
   });
 
   it('the installed panel starts from its environment file and the printed credential logs in', async () => {
-    const proc = startProc('sh', ['-c', `set -a; . ${prefix}/etc/panel.env; set +a; exec ${process.execPath} ${prefix}/current/dist/adapters/node/launcher.js`], {
-      env: { ...process.env, PANEL_LISTEN: '127.0.0.1', SUB_PORT: String(subPort), PANEL_CORE_BIN: '/nonexistent/xray' },
-    });
+    const proc = startProc(
+      'sh',
+      [
+        '-c',
+        `set -a; . ${prefix}/etc/panel.env; set +a; exec ${process.execPath} ${prefix}/current/dist/adapters/node/launcher.js`,
+      ],
+      {
+        env: {
+          ...process.env,
+          PANEL_LISTEN: '127.0.0.1',
+          SUB_PORT: String(subPort),
+          PANEL_CORE_BIN: '/nonexistent/xray',
+        },
+      },
+    );
     await proc.waitFor(/panel listening on/, 30_000);
-    const res = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) });
+    const res = await fetch(`http://127.0.0.1:${port}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
     expect(await res.json()).toMatchObject({ success: true });
     await proc.kill('SIGTERM');
     expect((await proc.exited).code).toBe(0);
@@ -89,7 +130,12 @@ describe('install.sh / uninstall.sh (temporary prefix, no systemd)', () => {
   });
 
   it('uninstall keeps the data unless --purge', () => {
-    const un = (...a: string[]) => execFileSync('sh', [join(ROOT, 'scripts/uninstall.sh'), '--prefix', prefix, '--data-dir', data, '--unit-dir', units, ...a], { encoding: 'utf8' });
+    const un = (...a: string[]) =>
+      execFileSync(
+        'sh',
+        [join(ROOT, 'scripts/uninstall.sh'), '--prefix', prefix, '--data-dir', data, '--unit-dir', units, ...a],
+        { encoding: 'utf8' },
+      );
     expect(un()).toMatch(/data kept in/);
     expect(existsSync(prefix)).toBe(false);
     expect(existsSync(join(units, 'proxy-panel.service'))).toBe(false);

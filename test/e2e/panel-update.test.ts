@@ -7,7 +7,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToken, eventually, freePorts, killAll, startProc, type Envelope, type Proc } from './support/index.js';
@@ -24,10 +34,16 @@ const work = mkdtempSync(join(tmpdir(), 'panel-update-'));
 const prefix = join(work, 'prefix');
 const dataDir = join(work, 'data');
 
-const makeRelease = (version: string, tweak?: (dir: string) => void): Buffer => readFileSync(makeReleaseArchive(work, version, tweak));
+const makeRelease = (version: string, tweak?: (dir: string) => void): Buffer =>
+  readFileSync(makeReleaseArchive(work, version, tweak));
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const feed = { releases: [] as { tag_name: string; prerelease?: boolean }[], archives: new Map<string, Buffer>(), badSum: new Set<string>(), hits: 0 };
+const feed = {
+  releases: [] as { tag_name: string; prerelease?: boolean }[],
+  archives: new Map<string, Buffer>(),
+  badSum: new Set<string>(),
+  hits: 0,
+};
 let server: Server;
 let feedUrl = '';
 let launcher: Proc;
@@ -50,7 +66,9 @@ beforeAll(async () => {
       res.end(JSON.stringify(feed.releases));
       return;
     }
-    const m = new RegExp(`^/${REPO}/releases/download/v([\\d.]+)/proxy-panel-([\\d.]+)\\.tar\\.gz(\\.sha256)?$`).exec(p);
+    const m = new RegExp(`^/${REPO}/releases/download/v([\\d.]+)/proxy-panel-([\\d.]+)\\.tar\\.gz(\\.sha256)?$`).exec(
+      p,
+    );
     const archive = m && m[1] === m[2] ? feed.archives.get(m[1]!) : undefined;
     if (m && archive) {
       if (m[3]) res.end(`${feed.badSum.has(m[1]!) ? 'ab'.repeat(32) : sha(archive)}  proxy-panel-${m[1]}.tar.gz\n`);
@@ -73,9 +91,19 @@ beforeAll(async () => {
   const [panelPort, subPort] = await freePorts(2);
   launcher = startProc(process.execPath, [join(prefix, 'current', 'dist', 'adapters', 'node', 'launcher.js')], {
     env: {
-      ...process.env, PANEL_DATA_DIR: dataDir, PANEL_LISTEN: '127.0.0.1', PANEL_PORT: String(panelPort), SUB_PORT: String(subPort),
-      PANEL_CORE_BIN: '/nonexistent/xray', PANEL_ADMIN_USERNAME: 'e2e-admin', PANEL_ADMIN_PASSWORD: 'e2e-password-123', PANEL_LOG_LEVEL: 'warn',
-      PANEL_RELEASE_API: feedUrl, PANEL_RELEASE_DOWNLOAD: feedUrl, PANEL_RELEASE_ALLOW_PRIVATE: 'true', PANEL_UPDATE_HEALTH_MS: '30000',
+      ...process.env,
+      PANEL_DATA_DIR: dataDir,
+      PANEL_LISTEN: '127.0.0.1',
+      PANEL_PORT: String(panelPort),
+      SUB_PORT: String(subPort),
+      PANEL_CORE_BIN: '/nonexistent/xray',
+      PANEL_ADMIN_USERNAME: 'e2e-admin',
+      PANEL_ADMIN_PASSWORD: 'e2e-password-123',
+      PANEL_LOG_LEVEL: 'warn',
+      PANEL_RELEASE_API: feedUrl,
+      PANEL_RELEASE_DOWNLOAD: feedUrl,
+      PANEL_RELEASE_ALLOW_PRIVATE: 'true',
+      PANEL_UPDATE_HEALTH_MS: '30000',
     },
   });
   await launcher.waitFor(/panel listening on (\S+)/, 30_000);
@@ -93,7 +121,10 @@ afterAll(async () => {
 describe('panel self-update (installed layout, launcher, local release feed)', () => {
   it('reports no newer release (prereleases ignored) and refuses to update', async () => {
     const i = await info();
-    expect(i).toMatchObject({ success: true, obj: { currentVersion: CURRENT, latestVersion: `v${CURRENT}`, updateAvailable: false, selfUpdate: true } });
+    expect(i).toMatchObject({
+      success: true,
+      obj: { currentVersion: CURRENT, latestVersion: `v${CURRENT}`, updateAvailable: false, selfUpdate: true },
+    });
     const u = await api('POST', 'panel/api/server/updatePanel');
     expect(u).toMatchObject({ success: false, msg: `${CURRENT} is the newest release; nothing to update` });
   });
@@ -104,7 +135,9 @@ describe('panel self-update (installed layout, launcher, local release feed)', (
     feed.releases.unshift({ tag_name: `v${NEXT}` });
     const u = await api('POST', 'panel/api/server/updatePanel');
     expect(u.success).toBe(false);
-    expect(u.msg).toMatch(new RegExp(`^panel v${NEXT}: the download does not match the published SHA-256 .*nothing was changed$`));
+    expect(u.msg).toMatch(
+      new RegExp(`^panel v${NEXT}: the download does not match the published SHA-256 .*nothing was changed$`),
+    );
     expect(readdirSync(join(prefix, 'releases'))).toEqual([CURRENT]);
     expect(currentTarget()).toBe(join('releases', CURRENT));
   });
@@ -113,11 +146,18 @@ describe('panel self-update (installed layout, launcher, local release feed)', (
     feed.badSum.clear();
     const u = await api('POST', 'panel/api/server/updatePanel');
     expect(u).toMatchObject({ success: true, obj: { from: CURRENT, to: NEXT } });
-    const after = await eventually(async () => {
-      const i = await info();
-      return i.obj?.currentVersion === NEXT && i.obj.lastUpdate?.result === 'updated' ? i : null;
-    }, 60_000, 300);
-    expect(after!.obj).toMatchObject({ updateAvailable: false, lastUpdate: { result: 'updated', from: CURRENT, to: NEXT } });
+    const after = await eventually(
+      async () => {
+        const i = await info();
+        return i.obj?.currentVersion === NEXT && i.obj.lastUpdate?.result === 'updated' ? i : null;
+      },
+      60_000,
+      300,
+    );
+    expect(after!.obj).toMatchObject({
+      updateAvailable: false,
+      lastUpdate: { result: 'updated', from: CURRENT, to: NEXT },
+    });
     expect(currentTarget()).toBe(join('releases', NEXT));
     expect(readdirSync(join(prefix, 'releases')).sort()).toEqual([CURRENT, NEXT].sort());
     // The data came along: the API token made before the update still works (it answered above).
@@ -125,34 +165,52 @@ describe('panel self-update (installed layout, launcher, local release feed)', (
   }, 90_000);
 
   it('refuses a release whose migrations check fails (older than the data) before switching', async () => {
-    feed.archives.set(TOO_OLD, makeRelease(TOO_OLD, (dir) => {
-      const j = join(dir, 'dist', 'storage', 'migrations', 'sqlite', 'meta', '_journal.json');
-      const journal = JSON.parse(readFileSync(j, 'utf8'));
-      writeFileSync(j, JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
-    }));
+    feed.archives.set(
+      TOO_OLD,
+      makeRelease(TOO_OLD, (dir) => {
+        const j = join(dir, 'dist', 'storage', 'migrations', 'sqlite', 'meta', '_journal.json');
+        const journal = JSON.parse(readFileSync(j, 'utf8'));
+        writeFileSync(j, JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
+      }),
+    );
     feed.releases.unshift({ tag_name: `v${TOO_OLD}` });
     const u = await api('POST', 'panel/api/server/updatePanel');
     expect(u.success).toBe(false);
-    expect(u.msg).toMatch(/its migrations check failed: .*unknown to this build: it is older than the data; nothing was changed$/);
+    expect(u.msg).toMatch(
+      /its migrations check failed: .*unknown to this build: it is older than the data; nothing was changed$/,
+    );
     expect(currentTarget()).toBe(join('releases', NEXT));
     expect(existsSync(join(prefix, 'releases', TOO_OLD))).toBe(false);
     feed.releases.shift();
   });
 
   it('rolls back by itself when the new release does not come up healthy', async () => {
-    feed.archives.set(BROKEN, makeRelease(BROKEN, (dir) => writeFileSync(join(dir, 'dist', 'adapters', 'node', 'main.js'), 'console.error("boom"); process.exit(3);\n')));
+    feed.archives.set(
+      BROKEN,
+      makeRelease(BROKEN, (dir) =>
+        writeFileSync(join(dir, 'dist', 'adapters', 'node', 'main.js'), 'console.error("boom"); process.exit(3);\n'),
+      ),
+    );
     feed.releases.unshift({ tag_name: `v${BROKEN}` });
     const u = await api('POST', 'panel/api/server/updatePanel');
     expect(u).toMatchObject({ success: true, obj: { from: NEXT, to: BROKEN } });
-    const after = await eventually(async () => {
-      const i = await info();
-      return i.obj?.lastUpdate?.to === BROKEN ? i : null;
-    }, 60_000, 300);
+    const after = await eventually(
+      async () => {
+        const i = await info();
+        return i.obj?.lastUpdate?.to === BROKEN ? i : null;
+      },
+      60_000,
+      300,
+    );
     expect(after!.obj).toMatchObject({
-      currentVersion: NEXT, latestVersion: `v${BROKEN}`, updateAvailable: true,
+      currentVersion: NEXT,
+      latestVersion: `v${BROKEN}`,
+      updateAvailable: true,
       lastUpdate: { result: 'rolled-back', from: NEXT, to: BROKEN, reason: 'it exited with code 3' },
     });
     expect(currentTarget()).toBe(join('releases', NEXT));
-    expect(launcher.output()).toMatch(new RegExp(`launcher: rolled back ${BROKEN.replace(/\./g, '\\.')} -> ${NEXT.replace(/\./g, '\\.')}`));
+    expect(launcher.output()).toMatch(
+      new RegExp(`launcher: rolled back ${BROKEN.replace(/\./g, '\\.')} -> ${NEXT.replace(/\./g, '\\.')}`),
+    );
   }, 90_000);
 });

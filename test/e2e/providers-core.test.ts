@@ -19,7 +19,12 @@ describe.skipIf(!bin)('provider integrations with the V2Ray core', () => {
     w = await startStandins();
     panel = await startPanel({
       coreBin: bin!,
-      env: { PANEL_PROVIDER_A_URL: w.tunnelBase, PANEL_PROVIDER_B_URL: `${w.url}/vpn`, PANEL_PROVIDER_ALLOW_PRIVATE: 'true', PANEL_LOG_LEVEL: 'debug' },
+      env: {
+        PANEL_PROVIDER_A_URL: w.tunnelBase,
+        PANEL_PROVIDER_B_URL: `${w.url}/vpn`,
+        PANEL_PROVIDER_ALLOW_PRIVATE: 'true',
+        PANEL_LOG_LEVEL: 'debug',
+      },
     });
     await eventually(() => panel.corePid(), 5000);
   }, 60_000);
@@ -56,9 +61,15 @@ describe.skipIf(!bin)('provider integrations with the V2Ray core', () => {
   });
 
   it('provider-b refuses to add server outbounds under V2Ray and changes nothing', async () => {
-    expect((await panel.api('POST', 'panel/core/provider-b/setKey', new URLSearchParams({ key: VPN_PRIVATE_KEY }))).success).toBe(true);
+    expect(
+      (await panel.api('POST', 'panel/core/provider-b/setKey', new URLSearchParams({ key: VPN_PRIVATE_KEY }))).success,
+    ).toBe(true);
     const before = (await panel.api('POST', 'panel/core/')).obj.coreSetting;
-    const r = await panel.api('POST', 'panel/core/provider-b/servers', new URLSearchParams({ countryId: '81', serverIds: '947' }));
+    const r = await panel.api(
+      'POST',
+      'panel/core/provider-b/servers',
+      new URLSearchParams({ countryId: '81', serverIds: '947' }),
+    );
     expect(r).toMatchObject({ success: false });
     expect(r.msg).toMatch(/^WireGuard outbounds need the Xray core/);
     expect((await panel.api('POST', 'panel/core/')).obj.coreSetting).toBe(before);
@@ -67,7 +78,9 @@ describe.skipIf(!bin)('provider integrations with the V2Ray core', () => {
   });
 
   it('keeps tokens and keys out of the panel log (debug level, every request logged)', async () => {
-    expect((await panel.api('POST', 'panel/core/provider-b/reg', new URLSearchParams({ token: VPN_TOKEN }))).success).toBe(true);
+    expect(
+      (await panel.api('POST', 'panel/core/provider-b/reg', new URLSearchParams({ token: VPN_TOKEN }))).success,
+    ).toBe(true);
     const log = panel.proc.output();
     expect(log).toMatch(/"path":"\/panel\/core\/provider-b\/reg"/);
     const device = [...w.tunnel.devices.values()][0]!;

@@ -11,10 +11,15 @@ let panel: Panel;
 beforeAll(async () => {
   panel = await startPanel({ coreBin: '/nonexistent/xray', env: { PANEL_LOG_LEVEL: 'debug' } });
 }, 60_000);
-afterAll(async () => { await killAll(); });
+afterAll(async () => {
+  await killAll();
+});
 
 const authed = (path: string, init: RequestInit = {}) =>
-  fetch(new URL(path.replace(/^\//, ''), panel.url), { ...init, headers: { authorization: `Bearer ${panel.token}`, ...(init.headers ?? {}) } });
+  fetch(new URL(path.replace(/^\//, ''), panel.url), {
+    ...init,
+    headers: { authorization: `Bearer ${panel.token}`, ...(init.headers ?? {}) },
+  });
 
 describe('server tools (built panel)', () => {
   it('logs/:count returns the panel log lines the logger wrote', async () => {
@@ -28,7 +33,10 @@ describe('server tools (built panel)', () => {
   });
 
   it('corelogs/:count reads the access log in the data directory', async () => {
-    writeFileSync(join(panel.dataDir, 'access.log'), '2026/11/22 01:48:47 from 127.0.0.1:1 accepted tcp:example.com:443 [in -> direct] email: a@x\n');
+    writeFileSync(
+      join(panel.dataDir, 'access.log'),
+      '2026/11/22 01:48:47 from 127.0.0.1:1 accepted tcp:example.com:443 [in -> direct] email: a@x\n',
+    );
     const r = await panel.api('POST', 'panel/api/server/corelogs/10', new URLSearchParams({ showDirect: 'true' }));
     expect(r).toMatchObject({ success: true });
     expect(r.obj).toContain('example.com:443');
@@ -52,10 +60,14 @@ describe('server tools (built panel)', () => {
 
     // The panel restarts in-process after 3 s; our token is in the restored data, the newer one is gone.
     await eventually(() => (panel.proc.output().match(/panel listening on/g) ?? []).length >= 2, 15_000, 100);
-    const names = await eventually(async () => {
-      const list = await panel.api('GET', 'panel/setting/apiTokens');
-      return list.success ? (list.obj as { name: string }[]).map((t) => t.name) : null;
-    }, 15_000, 200);
+    const names = await eventually(
+      async () => {
+        const list = await panel.api('GET', 'panel/setting/apiTokens');
+        return list.success ? (list.obj as { name: string }[]).map((t) => t.name) : null;
+      },
+      15_000,
+      200,
+    );
     expect(names).not.toContain('made-after-the-backup');
     expect(names!.length).toBeGreaterThan(0);
   });

@@ -7,9 +7,19 @@ import { chromium, type Browser } from 'playwright-core';
 import { freePorts, startPanel, type Panel } from './subscription-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === 'true') throw new Error(`CI=true but ${CHROMIUM} is missing: the subscription page suite cannot be skipped`);
+if (missing && process.env.CI === 'true')
+  throw new Error(`CI=true but ${CHROMIUM} is missing: the subscription page suite cannot be skipped`);
 if (missing) console.log(`${CHROMIUM} is missing: skipping the subscription page browser suite`);
 
 const GiB = 1024 ** 3;
@@ -26,17 +36,41 @@ describe.skipIf(missing)('subscription page in headless chromium', () => {
     const ids: number[] = [];
     for (const [i, protocol] of (['vless', 'vmess', 'trojan'] as const).entries()) {
       const r = await panel.api('POST', '/panel/api/inbounds/add', {
-        protocol, port: ports[i], remark: `Node ${i + 1} <b>`, settings: protocol === 'vless' ? { decryption: 'none' } : {},
-        streamSettings: { network: 'tcp', security: 'none', ...(i === 0 ? { externalProxy: [{ forceTls: 'same', dest: 'cdn.example.com', port: 443, remark: 'CDN' }, { forceTls: 'same', dest: 'edge.example.com', port: 8443, remark: 'Edge' }] } : {}) },
+        protocol,
+        port: ports[i],
+        remark: `Node ${i + 1} <b>`,
+        settings: protocol === 'vless' ? { decryption: 'none' } : {},
+        streamSettings: {
+          network: 'tcp',
+          security: 'none',
+          ...(i === 0
+            ? {
+                externalProxy: [
+                  { forceTls: 'same', dest: 'cdn.example.com', port: 443, remark: 'CDN' },
+                  { forceTls: 'same', dest: 'edge.example.com', port: 8443, remark: 'Edge' },
+                ],
+              }
+            : {}),
+        },
       });
       if (!r.success) throw new Error(`inbound add failed: ${r.msg}`);
       ids.push(r.obj.id);
     }
     const add = await panel.api('POST', '/panel/api/clients/add', {
-      client: { email: 'Zoë<phone>', subId: 'page-sub', totalGB: 10 * GiB, expiryTime: Date.now() + 30 * 86_400_000, enable: true }, inboundIds: ids,
+      client: {
+        email: 'Zoë<phone>',
+        subId: 'page-sub',
+        totalGB: 10 * GiB,
+        expiryTime: Date.now() + 30 * 86_400_000,
+        enable: true,
+      },
+      inboundIds: ids,
     });
     if (!add.success) throw new Error(`client add failed: ${add.msg}`);
-    const t = await panel.api('POST', `/panel/api/clients/updateTraffic/${encodeURIComponent('Zoë<phone>')}`, { upload: GiB, download: GiB / 2 });
+    const t = await panel.api('POST', `/panel/api/clients/updateTraffic/${encodeURIComponent('Zoë<phone>')}`, {
+      upload: GiB,
+      download: GiB / 2,
+    });
     if (!t.success) throw new Error(`updateTraffic failed: ${t.msg}`);
     const feed = await (await fetch(`${panel.subUrl}sub/page-sub`)).text();
     linkCount = Buffer.from(feed, 'base64').toString('utf8').split('\n').length;
@@ -57,7 +91,9 @@ describe.skipIf(missing)('subscription page in headless chromium', () => {
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(String(e)));
 
     const res = await page.goto(pageUrl, { waitUntil: 'load' });
@@ -80,7 +116,10 @@ describe.skipIf(missing)('subscription page in headless chromium', () => {
       expect(box!.width).toBeGreaterThan(100);
     }
     expect(await page.locator('[data-testid="link"] h3').allTextContents()).toEqual([
-      'Node 1 <b>-Zoë<phone>-CDN', 'Node 1 <b>-Zoë<phone>-Edge', 'Node 2 <b>-Zoë<phone>', 'Node 3 <b>-Zoë<phone>',
+      'Node 1 <b>-Zoë<phone>-CDN',
+      'Node 1 <b>-Zoë<phone>-Edge',
+      'Node 2 <b>-Zoë<phone>',
+      'Node 3 <b>-Zoë<phone>',
     ]);
 
     // The copy button works (clipboard API or its fallback) and the page fits a phone screen.

@@ -23,16 +23,46 @@ describe('subscription listener over TLS', () => {
   let port = 0;
   beforeAll(async () => {
     panel = await startPanel();
-    [port] = await freePorts(1) as [number];
+    [port] = (await freePorts(1)) as [number];
     const cert = join(panel.dataDir, 'sub-cert.pem');
     const key = join(panel.dataDir, 'sub-key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-keyout', key, '-out', cert, '-subj', '/CN=test.local', '-addext', 'subjectAltName=DNS:test.local,IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-subj',
+        '/CN=test.local',
+        '-addext',
+        'subjectAltName=DNS:test.local,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const r = await panel.api('POST', '/panel/setting/update', { subCertFile: cert, subKeyFile: key });
     expect(r.success, r.msg).toBe(true);
-    const ib = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vless', port, remark: 'T', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' } });
+    const ib = await panel.api('POST', '/panel/api/inbounds/add', {
+      protocol: 'vless',
+      port,
+      remark: 'T',
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
     expect(ib.success, ib.msg).toBe(true);
-    const c = await panel.api('POST', '/panel/api/clients/add', { client: { email: 'tls-user', subId: 'tls-sub', enable: true }, inboundIds: [ib.obj.id] });
+    const c = await panel.api('POST', '/panel/api/clients/add', {
+      client: { email: 'tls-user', subId: 'tls-sub', enable: true },
+      inboundIds: [ib.obj.id],
+    });
     expect(c.success, c.msg).toBe(true);
     panel.printed.length = 0;
     await panel.server.restart();

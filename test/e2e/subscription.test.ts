@@ -6,8 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, startPanel, testCoreBin, type Panel } from './support/index.js';
 import {
-  curlViaSocks, freePorts, isPortFree, parseLink, runV2ray, startProcess, targetServer,
-  v2rayClientConfig, v2rayTest, waitForPort, type ParsedLink,
+  curlViaSocks,
+  freePorts,
+  isPortFree,
+  parseLink,
+  runV2ray,
+  startProcess,
+  targetServer,
+  v2rayClientConfig,
+  v2rayTest,
+  waitForPort,
+  type ParsedLink,
 } from './subscription-support.js';
 
 // The shared real-core harness: the BUILT panel started as a user starts it, PANEL_CORE_BIN = the test core.
@@ -35,17 +44,46 @@ describe.skipIf(skip)('subscription links driven by real clients', () => {
       return r.obj.id as number;
     };
     const ids = [
-      await add({ protocol: 'vmess', port: vm, remark: 'VM', settings: {}, streamSettings: { network: 'tcp', security: 'none' } }),
-      await add({ protocol: 'vless', port: vl, remark: 'VL', settings: { decryption: 'none' }, streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vl-path' } } }),
-      await add({ protocol: 'trojan', port: tr, remark: 'TR', settings: {}, streamSettings: { network: 'tcp', security: 'none' } }),
-      await add({ protocol: 'shadowsocks', port: ss, remark: 'SS', settings: { method: 'aes-256-gcm', network: 'tcp,udp' }, streamSettings: { network: 'tcp', security: 'none' } }),
+      await add({
+        protocol: 'vmess',
+        port: vm,
+        remark: 'VM',
+        settings: {},
+        streamSettings: { network: 'tcp', security: 'none' },
+      }),
+      await add({
+        protocol: 'vless',
+        port: vl,
+        remark: 'VL',
+        settings: { decryption: 'none' },
+        streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vl-path' } },
+      }),
+      await add({
+        protocol: 'trojan',
+        port: tr,
+        remark: 'TR',
+        settings: {},
+        streamSettings: { network: 'tcp', security: 'none' },
+      }),
+      await add({
+        protocol: 'shadowsocks',
+        port: ss,
+        remark: 'SS',
+        settings: { method: 'aes-256-gcm', network: 'tcp,udp' },
+        streamSettings: { network: 'tcp', security: 'none' },
+      }),
     ];
-    const r = await panel.api('POST', '/panel/api/clients/add', { client: { email: 'e2e-user', subId: 'e2e-sub', id: UUID, password: PASSWORD, enable: true }, inboundIds: ids });
+    const r = await panel.api('POST', '/panel/api/clients/add', {
+      client: { email: 'e2e-user', subId: 'e2e-sub', id: UUID, password: PASSWORD, enable: true },
+      inboundIds: ids,
+    });
     if (!r.success) throw new Error(`client add failed: ${r.msg}`);
     for (const p of [vm, vl, tr, ss]) await waitForPort(p!, 10_000);
     const res = await fetch(`${subUrl}sub/e2e-sub`);
     expect(res.status).toBe(200);
-    links = Buffer.from(await res.text(), 'base64').toString('utf8').split('\n');
+    links = Buffer.from(await res.text(), 'base64')
+      .toString('utf8')
+      .split('\n');
   }, 60_000);
 
   afterAll(async () => {
@@ -74,7 +112,11 @@ describe.skipIf(skip)('subscription links driven by real clients', () => {
 
   async function viaSsLocal(l: ParsedLink, timeoutSec = 4): Promise<Buffer | null> {
     const [local] = await freePorts(1);
-    const p = await startProcess('ss-local', ['-s', l.host, '-p', String(l.port), '-b', '127.0.0.1', '-l', String(local), '-k', l.secret, '-m', l.method!], local!);
+    const p = await startProcess(
+      'ss-local',
+      ['-s', l.host, '-p', String(l.port), '-b', '127.0.0.1', '-l', String(local), '-k', l.secret, '-m', l.method!],
+      local!,
+    );
     try {
       return await curlViaSocks(local!, targetUrl(), timeoutSec);
     } finally {
@@ -123,7 +165,7 @@ describe.skipIf(skip)('subscription links driven by real clients', () => {
     expect(r.success).toBe(true);
     const res = await fetch(`${subUrl}json/e2e-sub`);
     expect(res.status).toBe(200);
-    const configs = await res.json() as any[];
+    const configs = (await res.json()) as any[];
     expect(configs.map((c) => c.outbounds[0].protocol)).toEqual(['vmess', 'vless', 'trojan', 'shadowsocks']);
     for (const config of configs) {
       const tested = v2rayTest(config);
@@ -135,9 +177,17 @@ describe.skipIf(skip)('subscription links driven by real clients', () => {
       let port = socksPort;
       if (!(await isPortFree(socksPort)) || !(await isPortFree(config.inbounds[1].port))) {
         const [a, b] = await freePorts(2);
-        run = { ...config, inbounds: [{ ...config.inbounds[0], port: a }, { ...config.inbounds[1], port: b }] };
+        run = {
+          ...config,
+          inbounds: [
+            { ...config.inbounds[0], port: a },
+            { ...config.inbounds[1], port: b },
+          ],
+        };
         port = a!;
-        console.log(`ports ${socksPort}/${config.inbounds[1].port} are taken here; running ${config.remarks} on ${a}/${b}`);
+        console.log(
+          `ports ${socksPort}/${config.inbounds[1].port} are taken here; running ${config.remarks} on ${a}/${b}`,
+        );
       }
       const proc = await runV2ray(run, port);
       try {

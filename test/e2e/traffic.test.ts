@@ -5,8 +5,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  addClient, addInbound, curlSocks, curlSocksEventually, eventually, getClient, killAll, pidAlive, startPanel, startTarget,
-  testCoreBin, v2rayClient, vmessOutbound, type Panel, type ProxyClient, type Target,
+  addClient,
+  addInbound,
+  curlSocks,
+  curlSocksEventually,
+  eventually,
+  getClient,
+  killAll,
+  pidAlive,
+  startPanel,
+  startTarget,
+  testCoreBin,
+  v2rayClient,
+  vmessOutbound,
+  type Panel,
+  type ProxyClient,
+  type Target,
 } from './support/index.js';
 
 const bin = testCoreBin();
@@ -24,7 +38,11 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
   let vmess: { id: number; port: number; tag: string };
   const clients: ProxyClient[] = [];
 
-  const traffic = async (email: string) => (await panel.api('GET', `/panel/api/clients/traffic/${encodeURIComponent(email)}`)).obj as { up: number; down: number };
+  const traffic = async (email: string) =>
+    (await panel.api('GET', `/panel/api/clients/traffic/${encodeURIComponent(email)}`)).obj as {
+      up: number;
+      down: number;
+    };
   const inboundCounters = async (id: number) => {
     const r = await panel.api('GET', `/panel/api/inbounds/get/${id}`);
     return { up: r.obj.up as number, down: r.obj.down as number };
@@ -67,7 +85,8 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     await eventually(async () => (await inboundCounters(vmess.id)).down - before.down >= MB, TWO_TICKS, 100);
     const onlines = (await panel.api('POST', '/panel/api/clients/onlines')).obj as string[];
     expect(onlines).toContain('count@e2e');
-    const last = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('count@e2e')}`)).obj.client.traffic.lastOnline as number;
+    const last = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('count@e2e')}`)).obj.client
+      .traffic.lastOnline as number;
     expect(Math.abs(last - Date.now() / 1000)).toBeLessThan(10);
   });
 
@@ -79,7 +98,9 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     await cutOff(client);
     const stored = await getClient(panel, 'quota@e2e');
     expect(stored.enable).toBe(false);
-    expect((await panel.api('POST', `/panel/api/clients/resetTraffic/${encodeURIComponent('quota@e2e')}`)).success).toBe(true);
+    expect(
+      (await panel.api('POST', `/panel/api/clients/resetTraffic/${encodeURIComponent('quota@e2e')}`)).success,
+    ).toBe(true);
     const again = await curlSocksEventually(client.socksPort, target.url(`/bytes/${100 * KB}`), TWO_TICKS);
     expect(again.bytes).toBe(100 * KB);
     expect((await getClient(panel, 'quota@e2e')).enable).toBe(true);
@@ -91,7 +112,11 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     expect((await curlSocksEventually(client.socksPort, target.url('/bytes/1000'), FIRST)).ok).toBe(true);
     const update = async (changes: Record<string, unknown>) => {
       const full = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('expiry@e2e')}`)).obj.client;
-      const r = await panel.api('POST', `/panel/api/clients/update/${encodeURIComponent('expiry@e2e')}`, { ...full, id: full.uuid, ...changes });
+      const r = await panel.api('POST', `/panel/api/clients/update/${encodeURIComponent('expiry@e2e')}`, {
+        ...full,
+        id: full.uuid,
+        ...changes,
+      });
       expect(r.success, r.msg).toBe(true);
     };
     const expiry = Date.now() + 1500;
@@ -108,14 +133,21 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     const c = await addClient(panel, 'delayed@e2e', vmess.id, { expiryTime: -3000 });
     // Unused: the period does not run.
     await new Promise((r) => setTimeout(r, 2 * INTERVAL + 500));
-    expect((await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('delayed@e2e')}`)).obj.client.expiryTime).toBe(-3000);
+    expect(
+      (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('delayed@e2e')}`)).obj.client.expiryTime,
+    ).toBe(-3000);
     const client = await clientFor(c.uuid);
     const firstUse = Date.now();
     expect((await curlSocksEventually(client.socksPort, target.url(`/bytes/${10 * KB}`), FIRST)).ok).toBe(true);
-    const started = await eventually(async () => {
-      const e = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('delayed@e2e')}`)).obj.client.expiryTime as number;
-      return e > 0 ? e : 0;
-    }, TWO_TICKS, 100);
+    const started = await eventually(
+      async () => {
+        const e = (await panel.api('GET', `/panel/api/clients/get/${encodeURIComponent('delayed@e2e')}`)).obj.client
+          .expiryTime as number;
+        return e > 0 ? e : 0;
+      },
+      TWO_TICKS,
+      100,
+    );
     expect(started).toBeGreaterThanOrEqual(firstUse + 3000 - 100);
     expect(started).toBeLessThanOrEqual(Date.now() + 3000);
     await new Promise((r) => setTimeout(r, Math.max(0, started - Date.now())));
@@ -149,7 +181,14 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     const before = await traffic('crash@e2e');
     const pid = panel.corePid()!;
     process.kill(pid, 'SIGKILL');
-    await eventually(() => { const p = panel.corePid(); return p !== null && p !== pid && pidAlive(p); }, 5000, 100);
+    await eventually(
+      () => {
+        const p = panel.corePid();
+        return p !== null && p !== pid && pidAlive(p);
+      },
+      5000,
+      100,
+    );
     expect((await curlSocksEventually(client.socksPort, target.url(`/bytes/${MB}`), 8000)).bytes).toBe(MB);
     await eventually(async () => (await traffic('crash@e2e')).down >= before.down + MB, TWO_TICKS, 100);
     await new Promise((r) => setTimeout(r, 2 * INTERVAL + 200)); // later ticks must not add the old core's values again
@@ -170,16 +209,23 @@ describe.skipIf(!bin)('traffic accounting and enforcement with a real core', () 
     await new Promise((r) => setTimeout(r, INTERVAL + 200));
     expect((await curlSocksEventually(b.socksPort, target.url('/bytes/1000'), 8000)).ok).toBe(true);
     const log = join(panel.dataDir, 'ip-limit.log');
-    await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('Email = iplimit@e2e || SRC = 127.0.0.2'), TWO_TICKS + 2000, 100);
+    await eventually(
+      () => existsSync(log) && readFileSync(log, 'utf8').includes('Email = iplimit@e2e || SRC = 127.0.0.2'),
+      TWO_TICKS + 2000,
+      100,
+    );
     expect(readFileSync(log, 'utf8')).not.toContain('SRC = 127.0.0.1\n');
-    const ips = (await panel.api('POST', `/panel/api/clients/ips/${encodeURIComponent('iplimit@e2e')}`)).obj as string[];
+    const ips = (await panel.api('POST', `/panel/api/clients/ips/${encodeURIComponent('iplimit@e2e')}`))
+      .obj as string[];
     expect(ips.join(' ')).toContain('127.0.0.1');
     expect(ips.join(' ')).toContain('127.0.0.2');
   });
 });
 
 describe.skipIf(!bin)('final flush on SIGTERM', () => {
-  afterAll(async () => { await killAll(); });
+  afterAll(async () => {
+    await killAll();
+  });
 
   it('counters written before exit include the last bytes moved (no tick ran in between)', async () => {
     const target = await startTarget();
@@ -198,7 +244,11 @@ describe.skipIf(!bin)('final flush on SIGTERM', () => {
       const exit = await panel.stop('SIGTERM', true);
       expect(exit.code).toBe(0);
       expect(pidAlive(corePid)).toBe(false);
-      second = await startPanel({ coreBin: bin!, dataDir: panel.dataDir, env: { PANEL_TRAFFIC_INTERVAL_MS: '3600000' } });
+      second = await startPanel({
+        coreBin: bin!,
+        dataDir: panel.dataDir,
+        env: { PANEL_TRAFFIC_INTERVAL_MS: '3600000' },
+      });
       const t = (await second.api('GET', '/panel/api/clients/traffic/flush%40e2e')).obj;
       expect(t.down).toBeGreaterThanOrEqual(MB);
       expect(t.down).toBeLessThan(MB + 64 * KB);

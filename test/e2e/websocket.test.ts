@@ -26,10 +26,14 @@ function connect(url: string, headers: Record<string, string>, origin?: string):
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers, ...(origin ? { origin } : {}) });
     const messages: any[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    );
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
     ws.once('open', () => resolve({ ws, messages, closed }));
-    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })),
+    );
     ws.once('error', (err) => reject(err));
   });
 }
@@ -71,21 +75,29 @@ describe('WebSocket push channel (real server, ws clients)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'panel-ws-e2e-'));
-    server = new PanelServer({
-      dataDir: dir,
-      dbUrl: `file:${join(dir, 'panel.db')}`,
-      overrides: { webListen: '127.0.0.1', webPort: 0, subPort: 0 },
-      overrideSources: {},
-      adminUsername: ADMIN.username,
-      adminPassword: ADMIN.password,
-      coreBin: join(dir, 'no-core-here'),
-      coreApiPort: await freePort(),
-      logLevel: 'error',
-      panelVersion: panelVersion(),
-    }, createLogger('error'), () => {});
+    server = new PanelServer(
+      {
+        dataDir: dir,
+        dbUrl: `file:${join(dir, 'panel.db')}`,
+        overrides: { webListen: '127.0.0.1', webPort: 0, subPort: 0 },
+        overrideSources: {},
+        adminUsername: ADMIN.username,
+        adminPassword: ADMIN.password,
+        coreBin: join(dir, 'no-core-here'),
+        coreApiPort: await freePort(),
+        logLevel: 'error',
+        panelVersion: panelVersion(),
+      },
+      createLogger('error'),
+      () => {},
+    );
     await server.start();
     base = server.panelUrl;
-    const login = await fetch(new URL('login', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(new URL('login', base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     expect((await login.json()).success).toBe(true);
     cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     csrf = (await (await fetch(new URL('csrf-token', base), { headers: { cookie } })).json()).obj;
@@ -103,7 +115,17 @@ describe('WebSocket push channel (real server, ws clients)', () => {
     const c = await open();
     const status = await until(() => c.messages.find((m) => m.type === 'status'), 3000);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(Object.keys(status.data).sort()).toEqual(['core', 'cpu', 'disk', 'load', 'mem', 'netIO', 'panelVersion', 'swap', 'tcpCount']);
+    expect(Object.keys(status.data).sort()).toEqual([
+      'core',
+      'cpu',
+      'disk',
+      'load',
+      'mem',
+      'netIO',
+      'panelVersion',
+      'swap',
+      'tcpCount',
+    ]);
     expect(status.data.panelVersion).toBe(`v${panelVersion()}`);
     expect(status.data.mem.total).toBeGreaterThan(0);
     expect(status.data.core.state).not.toBe('running'); // no core binary here
@@ -113,7 +135,9 @@ describe('WebSocket push channel (real server, ws clients)', () => {
   });
 
   it('refuses a Bearer token alone and a foreign Origin', async () => {
-    await expect(connect(wsUrl(), { authorization: `Bearer ${bearer}` }, origin())).rejects.toMatchObject({ status: 404 });
+    await expect(connect(wsUrl(), { authorization: `Bearer ${bearer}` }, origin())).rejects.toMatchObject({
+      status: 404,
+    });
     await expect(connect(wsUrl(), {}, origin())).rejects.toMatchObject({ status: 404 });
     await expect(connect(wsUrl(), { cookie }, 'http://evil.example')).rejects.toMatchObject({ status: 403 });
     await expect(connect(wsUrl(), { authorization: `Bearer ${bearer}` })).rejects.toMatchObject({ status: 404 });
@@ -130,14 +154,25 @@ describe('WebSocket push channel (real server, ws clients)', () => {
 
   it('sends exactly one invalidate for clients when a client is added through the API', async () => {
     const inbound = await api('POST', '/panel/api/inbounds/add', {
-      remark: 'ws-e2e', enable: true, listen: '127.0.0.1', port: await freePort(), protocol: 'vless', expiryTime: 0, total: 0,
-      settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, sniffing: {},
+      remark: 'ws-e2e',
+      enable: true,
+      listen: '127.0.0.1',
+      port: await freePort(),
+      protocol: 'vless',
+      expiryTime: 0,
+      total: 0,
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
+      sniffing: {},
     });
     expect(inbound.success, inbound.msg).toBe(true);
     const c = await open();
     await new Promise((r) => setTimeout(r, 400)); // past any merge window of the inbound add
     const before = c.messages.length;
-    const added = await api('POST', '/panel/api/clients/add', { client: { email: 'ws-e2e@example', enable: true }, inboundIds: [inbound.obj.id] });
+    const added = await api('POST', '/panel/api/clients/add', {
+      client: { email: 'ws-e2e@example', enable: true },
+      inboundIds: [inbound.obj.id],
+    });
     expect(added.success, added.msg).toBe(true);
     await new Promise((r) => setTimeout(r, 1000));
     const inv = c.messages.slice(before).filter((m) => m.type === 'invalidate' && m.resource === 'clients');

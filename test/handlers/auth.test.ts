@@ -19,7 +19,9 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
     s = await login(t);
     bearer = (await t.services.tokens.create('middleware')).token;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('answers unauthenticated requests with 404 and an empty body, or 401 with the envelope for XHR', async () => {
     for (const path of ['/panel/setting/all', '/panel/api/clients/list', '/panel/core/', '/panel/anything']) {
@@ -33,7 +35,14 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
   });
 
   it('refuses a forged or foreign cookie', async () => {
-    const forged = await call(t, 'POST', '/panel/setting/all', undefined, { cookie: `${s.cookie}x`, csrf: s.csrf }, XHR);
+    const forged = await call(
+      t,
+      'POST',
+      '/panel/setting/all',
+      undefined,
+      { cookie: `${s.cookie}x`, csrf: s.csrf },
+      XHR,
+    );
     expect(forged.status).toBe(401);
     const other = await createTestApp(db);
     try {
@@ -48,14 +57,25 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
     const missing = await call(t, 'POST', '/panel/setting/all', undefined, undefined, { cookie: s.cookie });
     expect(missing.status).toBe(403);
     expect(missing.json.success).toBe(false);
-    const wrong = await call(t, 'POST', '/panel/setting/all', undefined, { cookie: s.cookie, csrf: `${s.csrf.slice(0, -1)}${s.csrf.endsWith('A') ? 'B' : 'A'}` });
+    const wrong = await call(t, 'POST', '/panel/setting/all', undefined, {
+      cookie: s.cookie,
+      csrf: `${s.csrf.slice(0, -1)}${s.csrf.endsWith('A') ? 'B' : 'A'}`,
+    });
     expect(wrong.status).toBe(403);
     // The token of another session of the same user does not fit either.
     const s2 = await login(t);
-    expect((await call(t, 'POST', '/panel/setting/all', undefined, { cookie: s.cookie, csrf: s2.csrf })).status).toBe(403);
+    expect((await call(t, 'POST', '/panel/setting/all', undefined, { cookie: s.cookie, csrf: s2.csrf })).status).toBe(
+      403,
+    );
     expect((await call(t, 'POST', '/panel/setting/all', undefined, s)).status).toBe(200);
     // Nothing was written by the refused update.
-    const refused = await call(t, 'POST', '/panel/setting/update', { subTitle: 'csrf' }, { cookie: s.cookie, csrf: 'nope' });
+    const refused = await call(
+      t,
+      'POST',
+      '/panel/setting/update',
+      { subTitle: 'csrf' },
+      { cookie: s.cookie, csrf: 'nope' },
+    );
     expect(refused.status).toBe(403);
     expect(await t.store.settings.get('subTitle')).toBeUndefined();
   });
@@ -77,16 +97,22 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
       expect((await call(t, 'POST', path, undefined, { bearer: 'x'.repeat(48) }, XHR)).status, path).toBe(401);
     }
     // A malformed Authorization header is not a session either.
-    expect((await call(t, 'POST', '/panel/setting/all', undefined, undefined, { ...XHR, authorization: 'Bearer' })).status).toBe(401);
+    expect(
+      (await call(t, 'POST', '/panel/setting/all', undefined, undefined, { ...XHR, authorization: 'Bearer' })).status,
+    ).toBe(401);
   });
 
   it('rejects a disabled token on the next request, and a deleted one', async () => {
     const tok = await call(t, 'POST', '/panel/setting/apiTokens/create', { name: 'short-lived' }, s);
     const { id, token } = tok.json.obj;
     expect((await call(t, 'POST', '/panel/setting/all', undefined, { bearer: token })).status).toBe(200);
-    expect((await call(t, 'POST', `/panel/setting/apiTokens/setEnabled/${id}`, { enabled: false }, s)).json.success).toBe(true);
+    expect(
+      (await call(t, 'POST', `/panel/setting/apiTokens/setEnabled/${id}`, { enabled: false }, s)).json.success,
+    ).toBe(true);
     expect((await call(t, 'POST', '/panel/setting/all', undefined, { bearer: token })).status).toBe(404);
-    expect((await call(t, 'POST', `/panel/setting/apiTokens/setEnabled/${id}`, { enabled: true }, s)).json.success).toBe(true);
+    expect(
+      (await call(t, 'POST', `/panel/setting/apiTokens/setEnabled/${id}`, { enabled: true }, s)).json.success,
+    ).toBe(true);
     expect((await call(t, 'POST', '/panel/setting/all', undefined, { bearer: token })).status).toBe(200);
     expect((await call(t, 'POST', `/panel/setting/apiTokens/delete/${id}`, undefined, s)).json.success).toBe(true);
     expect((await call(t, 'POST', '/panel/setting/all', undefined, { bearer: token }, XHR)).status).toBe(401);
@@ -100,7 +126,11 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
 
   it('refuses bodies over 10 MiB with 413', async () => {
     const big = 'x'.repeat(10 * 1024 * 1024 + 1);
-    const r = await t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, body: big });
+    const r = await t.app.request('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(big.length) },
+      body: big,
+    });
     expect(r.status).toBe(413);
     expect((await r.json()).success).toBe(false);
     // Also when the body arrives without a declared length (streamed).
@@ -110,29 +140,57 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
         ctrl.close();
       },
     });
-    const r2 = await t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const r2 = await t.app.request('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(r2.status).toBe(413);
   });
 
   it('answers an anonymous oversized request with the same empty 404 as any other, without reading it', async () => {
     const big = new Uint8Array(20 * 1024 * 1024);
-    const streamed = () => new ReadableStream({
-      start(ctrl) {
-        for (let i = 0; i < 20; i++) ctrl.enqueue(new Uint8Array(1024 * 1024));
-        ctrl.close();
-      },
-    });
-    for (const path of ['/panel/api/inbounds/add', '/panel/api/server/importDB', '/panel/setting/update', '/no/such/path', '/panel/nothing']) {
-      const declared = await t.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(big.length) }, body: big });
+    const streamed = () =>
+      new ReadableStream({
+        start(ctrl) {
+          for (let i = 0; i < 20; i++) ctrl.enqueue(new Uint8Array(1024 * 1024));
+          ctrl.close();
+        },
+      });
+    for (const path of [
+      '/panel/api/inbounds/add',
+      '/panel/api/server/importDB',
+      '/panel/setting/update',
+      '/no/such/path',
+      '/panel/nothing',
+    ]) {
+      const declared = await t.app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(big.length) },
+        body: big,
+      });
       expect(declared.status, path).toBe(404);
       expect(await declared.text(), path).toBe('');
-      const r = await t.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamed(), duplex: 'half' } as RequestInit);
+      const r = await t.app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: streamed(),
+        duplex: 'half',
+      } as RequestInit);
       expect(r.status, path).toBe(404);
       expect(await r.text(), path).toBe('');
     }
     // Authenticated, the limit is stated (cookie and Bearer alike).
     const authed = await t.app.request('/panel/api/inbounds/add', {
-      method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json', 'content-length': String(big.length) }, body: big,
+      method: 'POST',
+      headers: {
+        cookie: s.cookie,
+        'x-csrf-token': s.csrf,
+        'content-type': 'application/json',
+        'content-length': String(big.length),
+      },
+      body: big,
     });
     expect(authed.status).toBe(413);
     expect(await authed.json()).toMatchObject({ success: false, msg: 'request body too large (limit 10 MiB)' });
@@ -153,14 +211,31 @@ describe.each(testDatabases())('auth middleware on $name', (db) => {
 
 describe.each(testDatabases())('base path on $name', (db) => {
   let t: TestApp;
-  beforeAll(async () => { t = await createTestApp(db, { basePath: '/secret-panel/' }); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestApp(db, { basePath: '/secret-panel/' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('serves everything under the base path only; outside it is 404', async () => {
     const s = await login(t, undefined, '/secret-panel/');
     expect((await call(t, 'POST', '/secret-panel/panel/setting/all', undefined, s)).status).toBe(200);
-    for (const path of ['/login', '/panel/setting/all', '/csrf-token', '/', '/secret-panel', '/other/panel/setting/all']) {
-      const r = await call(t, path === '/csrf-token' ? 'GET' : 'POST', path, path === '/login' ? { username: 'admin', password: 'x' } : undefined, s);
+    for (const path of [
+      '/login',
+      '/panel/setting/all',
+      '/csrf-token',
+      '/',
+      '/secret-panel',
+      '/other/panel/setting/all',
+    ]) {
+      const r = await call(
+        t,
+        path === '/csrf-token' ? 'GET' : 'POST',
+        path,
+        path === '/login' ? { username: 'admin', password: 'x' } : undefined,
+        s,
+      );
       expect(r.status, path).toBe(404);
       expect(r.text, path).toBe('');
     }
@@ -168,7 +243,9 @@ describe.each(testDatabases())('base path on $name', (db) => {
 
   it('scopes the session cookie to the base path', async () => {
     const res = await t.app.request('/secret-panel/login', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'correct horse battery staple' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'correct horse battery staple' }),
     });
     expect(res.headers.get('set-cookie')).toMatch(/Path=\/secret-panel\//);
   });

@@ -65,10 +65,15 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     await add({ email: 'on@x', comment: '100% online' }, [B]);
     await add({ email: 'Under_score@x', group: 'G1' }, [A, B]);
     await post(`${C}/groups/create`, { name: 'empty-g' });
-    await moveCounters([
-      { email: 'quota-exact@x', up: 600, down: 400 }, { email: 'quota-under@x', up: 500, down: 499 },
-      { email: 'auto@x', up: 10, down: 0 }, { email: 'on@x', up: 3, down: 4 },
-    ], now);
+    await moveCounters(
+      [
+        { email: 'quota-exact@x', up: 600, down: 400 },
+        { email: 'quota-under@x', up: 500, down: 499 },
+        { email: 'auto@x', up: 10, down: 0 },
+        { email: 'on@x', up: 3, down: 4 },
+      ],
+      now,
+    );
     // the traffic job auto-disables auto@x (and the other exhausted clients) and says so; then nobody is online any
     // more but on@x
     const enforced = await t.store.traffic.enforce(now);
@@ -77,7 +82,9 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     now = t.clock.now();
     await moveCounters([{ email: 'on@x', up: 1, down: 1 }], now);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('summary partitions the clients; lists are exact at the boundaries', async () => {
     const o = await paged('');
@@ -89,7 +96,10 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
       deactive: ['off@x'],
       expiring: [],
       online: ['on@x'],
-      depletedCount: 4, deactiveCount: 1, expiringCount: 0, onlineCount: 1,
+      depletedCount: 4,
+      deactiveCount: 1,
+      expiringCount: 0,
+      onlineCount: 1,
     });
     // exp-later (now+1 when created) has passed too after the clock moved 30 s
     expect(o.summary.active).toBe(11 - 4 - 1);
@@ -99,7 +109,14 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect(emails(await paged('filter=depleted'))).toEqual(['quota-exact@x', 'exp-now@x', 'exp-later@x', 'auto@x']);
     expect(emails(await paged('filter=deactive'))).toEqual(['off@x']);
     expect(emails(await paged('filter=online'))).toEqual(['on@x']);
-    expect(emails(await paged('filter=active'))).toEqual(['act@x', 'quota-under@x', 'exp-day@x', 'delayed@x', 'on@x', 'Under_score@x']);
+    expect(emails(await paged('filter=active'))).toEqual([
+      'act@x',
+      'quota-under@x',
+      'exp-day@x',
+      'delayed@x',
+      'on@x',
+      'Under_score@x',
+    ]);
     expect(emails(await paged('filter=expiring'))).toEqual([]);
     // at the creation instant: expiry exactly now is depleted, one millisecond later is not
     t.clock.set(t0);
@@ -183,12 +200,34 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     const o = await paged('search=act@x');
     const row = o.items[0];
     expect(Object.keys(row).sort()).toEqual(
-      ['comment', 'createdAt', 'email', 'enable', 'expiryTime', 'group', 'inboundIds', 'limitIp', 'reset', 'subId', 'totalGB', 'traffic', 'updatedAt'].sort());
+      [
+        'comment',
+        'createdAt',
+        'email',
+        'enable',
+        'expiryTime',
+        'group',
+        'inboundIds',
+        'limitIp',
+        'reset',
+        'subId',
+        'totalGB',
+        'traffic',
+        'updatedAt',
+      ].sort(),
+    );
     expect(o.groups).toEqual(['empty-g', 'G1']);
   });
 
   it('bad query parameters answer success=false naming the parameter', async () => {
-    for (const [q, field] of [['filter=bogus', 'filter'], ['sort=bogus', 'sort'], ['order=up', 'order'], ['page=abc', 'page'], ['pageSize=1.5', 'pageSize'], ['protocol=gopher', 'protocol']]) {
+    for (const [q, field] of [
+      ['filter=bogus', 'filter'],
+      ['sort=bogus', 'sort'],
+      ['order=up', 'order'],
+      ['page=abc', 'page'],
+      ['pageSize=1.5', 'pageSize'],
+      ['protocol=gopher', 'protocol'],
+    ]) {
       const r = await call(t, 'GET', `${C}/list/paged?${q}`, undefined, s);
       expect(r.json.success, q).toBe(false);
       expect(r.json.msg.startsWith(`${field}:`), r.json.msg).toBe(true);
@@ -247,7 +286,10 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect(sum.total).toBe(before.total);
 
     // the clock alone: an expiry passing, a delayed start beginning, online clients going quiet
-    expect((await post(`${C}/add`, { client: { email: 'soon@x', expiryTime: t.clock.now() + 10_000 }, inboundIds: [A] })).json.success).toBe(true);
+    expect(
+      (await post(`${C}/add`, { client: { email: 'soon@x', expiryTime: t.clock.now() + 10_000 }, inboundIds: [A] }))
+        .json.success,
+    ).toBe(true);
     const withSoon = (await paged('')).summary;
     expect(withSoon.depleted).not.toContain('soon@x');
     try {
@@ -273,7 +315,8 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
   });
 
   it('a deleted inbound leaves the protocol filter and the attachment counts at once', async () => {
-    const T = (await post(`${I}/add`, { port: 41003, protocol: 'trojan', streamSettings: { network: 'tcp' } })).json.obj.id;
+    const T = (await post(`${I}/add`, { port: 41003, protocol: 'trojan', streamSettings: { network: 'tcp' } })).json.obj
+      .id;
     expect((await post(`${C}/add`, { client: { email: 'tro@x' }, inboundIds: [A, T] })).json.success).toBe(true);
     expect(emails(await paged('protocol=trojan'))).toEqual(['tro@x']);
     expect(emails(await paged('sort=inboundIds&order=descend&search=tro@'))).toEqual(['tro@x']);
@@ -285,7 +328,9 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
   });
 
   it('groups follow client changes: a new label shows at once, a label no client carries any more goes', async () => {
-    expect((await post(`${C}/add`, { client: { email: 'grp@x', group: 'Fresh' }, inboundIds: [A] })).json.success).toBe(true);
+    expect((await post(`${C}/add`, { client: { email: 'grp@x', group: 'Fresh' }, inboundIds: [A] })).json.success).toBe(
+      true,
+    );
     expect((await paged('')).groups).toEqual(['empty-g', 'Fresh', 'G1']);
     expect((await post(`${C}/update/grp@x`, { email: 'grp@x', group: 'Fresh2' })).json.success).toBe(true);
     expect((await paged('')).groups).toEqual(['empty-g', 'Fresh2', 'G1']);
@@ -295,11 +340,30 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
 
   it('a write that sends no event (another process) shows after the background backstop read', async () => {
     const before = (await paged('')).summary;
-    await t.store.clients.insert({
-      email: 'hidden@x', subId: 'hidden', uuid: '00000000-0000-4000-8000-000000000001', password: '', auth: '', flow: '', security: '',
-      method: '', totalGB: 0, expiryTime: 0, enable: false, limitIp: 0, tgId: 0, comment: '', group: '', reverse: null, reset: 0,
-      createdAt: now, updatedAt: now,
-    }, [A]);
+    await t.store.clients.insert(
+      {
+        email: 'hidden@x',
+        subId: 'hidden',
+        uuid: '00000000-0000-4000-8000-000000000001',
+        password: '',
+        auth: '',
+        flow: '',
+        security: '',
+        method: '',
+        totalGB: 0,
+        expiryTime: 0,
+        enable: false,
+        limitIp: 0,
+        tgId: 0,
+        comment: '',
+        group: '',
+        reverse: null,
+        reset: 0,
+        createdAt: now,
+        updatedAt: now,
+      },
+      [A],
+    );
     expect((await paged('')).summary.deactive).toEqual(before.deactive);
     try {
       t.clock.advance(FULL_REBUILD_MS);
@@ -333,7 +397,10 @@ describe.each(testDatabases())('the paged list right after start on $name', (db)
     try {
       const full = t.store.clients.catalogBatch.bind(t.store.clients);
       let fullReads = 0;
-      t.store.clients.catalogBatch = (from) => { fullReads++; return full(from); };
+      t.store.clients.catalogBatch = (from) => {
+        fullReads++;
+        return full(from);
+      };
       const s = await login(t);
       const r = await call(t, 'GET', `${C}/list/paged`, undefined, s);
       expect(r.json.success, r.json.msg).toBe(true);

@@ -26,7 +26,9 @@ describe.each(testDatabases())('core traffic routes on $name', (db) => {
     t = await createTestApp(db);
     s = await login(t);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(async () => {
     await call(t, 'POST', `${P}/resetOutboundsTraffic`, form({ tag: '-alltags-' }), s);
   });
@@ -55,7 +57,12 @@ describe.each(testDatabases())('core traffic routes on $name', (db) => {
     expect(after.find((o: any) => o.tag === 'direct')).toEqual({ tag: 'direct', up: 0, down: 0, total: 0 });
     expect(after.find((o: any) => o.tag === 'blocked')).toEqual({ tag: 'blocked', up: 10, down: 20, total: 30 });
     await move(5);
-    expect((await outbounds()).obj.find((o: any) => o.tag === 'direct')).toEqual({ tag: 'direct', up: 5, down: 10, total: 15 });
+    expect((await outbounds()).obj.find((o: any) => o.tag === 'direct')).toEqual({
+      tag: 'direct',
+      up: 5,
+      down: 10,
+      total: 15,
+    });
   });
 
   it('-alltags- resets every outbound; JSON bodies work too', async () => {
@@ -88,14 +95,19 @@ describe.each(testDatabases())('core traffic routes on $name', (db) => {
 
   it('needs authentication (404 without a session; 401 envelope for XHR)', async () => {
     expect((await call(t, 'GET', `${P}/getOutboundsTraffic`)).status).toBe(404);
-    const xhr = await call(t, 'POST', `${P}/resetOutboundsTraffic`, form({ tag: '-alltags-' }), undefined, { 'x-requested-with': 'XMLHttpRequest' });
+    const xhr = await call(t, 'POST', `${P}/resetOutboundsTraffic`, form({ tag: '-alltags-' }), undefined, {
+      'x-requested-with': 'XMLHttpRequest',
+    });
     expect(xhr.status).toBe(401);
     expect(xhr.json.success).toBe(false);
   });
 
   it('a session without the CSRF token cannot reset', async () => {
     await move(2);
-    const r = await call(t, 'POST', `${P}/resetOutboundsTraffic`, form({ tag: '-alltags-' }), { cookie: s.cookie, csrf: 'wrong' });
+    const r = await call(t, 'POST', `${P}/resetOutboundsTraffic`, form({ tag: '-alltags-' }), {
+      cookie: s.cookie,
+      csrf: 'wrong',
+    });
     expect(r.status).toBe(403);
     expect((await outbounds()).obj.some((o: any) => o.total > 0)).toBe(true);
   });

@@ -13,20 +13,53 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
   beforeAll(async () => {
     t = await createTestApp(db);
     s = await login(t);
-    const r = await call(t, 'POST', '/panel/api/inbounds/add', {
-      remark: 'v', enable: true, listen: '', port: 41001, protocol: 'vless', settings: { decryption: 'none' },
-      streamSettings: { network: 'tcp', security: 'none' }, sniffing: {},
-    }, s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/api/inbounds/add',
+      {
+        remark: 'v',
+        enable: true,
+        listen: '',
+        port: 41001,
+        protocol: 'vless',
+        settings: { decryption: 'none' },
+        streamSettings: { network: 'tcp', security: 'none' },
+        sniffing: {},
+      },
+      s,
+    );
     expect(r.json.success, r.json.msg).toBe(true);
     inboundId = r.json.obj.id;
-    const c = await call(t, 'POST', '/panel/api/clients/add', { client: { email: 'alice@x', reverse: { tag: 'rev-a' } }, inboundIds: [inboundId] }, s);
+    const c = await call(
+      t,
+      'POST',
+      '/panel/api/clients/add',
+      { client: { email: 'alice@x', reverse: { tag: 'rev-a' } }, inboundIds: [inboundId] },
+      s,
+    );
     expect(c.json.success, c.json.msg).toBe(true);
-    const d = await call(t, 'POST', '/panel/api/inbounds/add', {
-      remark: 'off', enable: false, listen: '', port: 41002, protocol: 'vmess', settings: {}, streamSettings: {}, sniffing: {},
-    }, s);
+    const d = await call(
+      t,
+      'POST',
+      '/panel/api/inbounds/add',
+      {
+        remark: 'off',
+        enable: false,
+        listen: '',
+        port: 41002,
+        protocol: 'vmess',
+        settings: {},
+        streamSettings: {},
+        sniffing: {},
+      },
+      s,
+    );
     expect(d.json.success, d.json.msg).toBe(true);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(() => {
     t.core.rejectConfigs = null;
     t.core.current = { state: 'running', version: '1.8.24', flavour: 'xray', error: '', pid: 4242 };
@@ -67,7 +100,9 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
     const vless = cfg.inbounds[1];
     expect(vless).toMatchObject({ port: 41001, protocol: 'vless' });
     expect('listen' in vless).toBe(false);
-    expect(vless.settings.clients).toEqual([{ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'alice@x', reverse: { tag: 'rev-a' } }]);
+    expect(vless.settings.clients).toEqual([
+      { id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'alice@x', reverse: { tag: 'rev-a' } },
+    ]);
     expect(cfg.outbounds.map((o: any) => o.tag)).toEqual(['direct', 'blocked']);
   });
 
@@ -92,7 +127,13 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
     const tpl = defaultTemplate(62789) as any;
     tpl.outbounds.push({ tag: 'warp', protocol: 'freedom', settings: {} });
     const before = t.core.ops('restart').length;
-    const r = await call(t, 'POST', '/panel/core/update', form({ coreSetting: JSON.stringify(tpl), outboundTestUrl: 'http://127.0.0.1:9/probe' }), s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/core/update',
+      form({ coreSetting: JSON.stringify(tpl), outboundTestUrl: 'http://127.0.0.1:9/probe' }),
+      s,
+    );
     expect(r.json.success, r.json.msg).toBe(true);
     expect(t.core.ops('restart').length).toBe(before + 1);
     const p = await call(t, 'POST', '/panel/core/', undefined, s);
@@ -106,7 +147,10 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
 
   it('update validates its fields', async () => {
     expect((await call(t, 'POST', '/panel/core/update', form({}), s)).json.msg).toMatch(/coreSetting/);
-    expect((await call(t, 'POST', '/panel/core/update', form({ coreSetting: '{}', outboundTestUrl: 'ftp://x' }), s)).json.msg).toMatch(/outboundTestUrl/);
+    expect(
+      (await call(t, 'POST', '/panel/core/update', form({ coreSetting: '{}', outboundTestUrl: 'ftp://x' }), s)).json
+        .msg,
+    ).toMatch(/outboundTestUrl/);
   });
 
   it('getCoreResult returns the core output and the builder notes', async () => {
@@ -143,7 +187,13 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
   it('client changes reach the running core live (no restart), derived from the inbound protocol', async () => {
     await call(t, 'POST', '/panel/api/server/restartCoreService', undefined, s);
     t.core.calls = [];
-    const r = await call(t, 'POST', '/panel/api/clients/add', { client: { email: 'bob@x' }, inboundIds: [inboundId] }, s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/api/clients/add',
+      { client: { email: 'bob@x' }, inboundIds: [inboundId] },
+      s,
+    );
     expect(r.json.success, r.json.msg).toBe(true);
     await t.services.core.sync.flush();
     const adds = t.core.ops('addUser');
@@ -196,23 +246,56 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
     expect(t.core.ops('removeInbound')).toHaveLength(1);
     await call(t, 'POST', `/panel/api/inbounds/setEnable/${inboundId}`, { enable: true }, s);
     await t.services.core.sync.flush();
-    expect(t.core.ops('addInbound')[0]![0]).toMatchObject({ port: 41001, protocol: 'vless', settings: { clients: [expect.objectContaining({ email: 'alice@x' })] } });
+    expect(t.core.ops('addInbound')[0]![0]).toMatchObject({
+      port: 41001,
+      protocol: 'vless',
+      settings: { clients: [expect.objectContaining({ email: 'alice@x' })] },
+    });
   });
 
   it('testOutbound validates input and passes the parsed outbound chain to the core', async () => {
     expect((await call(t, 'POST', '/panel/core/testOutbound', form({}), s)).json.msg).toMatch(/outbound/);
-    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{x' }), s)).json.msg).toMatch(/outbound: not valid JSON/);
-    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', mode: 'udp' }), s)).json.msg).toMatch(/mode/);
-    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', allOutbounds: '{}' }), s)).json.msg).toMatch(/allOutbounds: must be a JSON array/);
+    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{x' }), s)).json.msg).toMatch(
+      /outbound: not valid JSON/,
+    );
+    expect(
+      (await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', mode: 'udp' }), s)).json.msg,
+    ).toMatch(/mode/);
+    expect(
+      (await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', allOutbounds: '{}' }), s)).json.msg,
+    ).toMatch(/allOutbounds: must be a JSON array/);
     t.core.calls = [];
     const ob = { tag: 'a', protocol: 'vmess', streamSettings: { sockopt: { dialerProxy: 'b' } } };
-    const r = await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: JSON.stringify(ob), allOutbounds: JSON.stringify([ob, { tag: 'b', protocol: 'freedom' }]), mode: 'tcp' }), s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/core/testOutbound',
+      form({
+        outbound: JSON.stringify(ob),
+        allOutbounds: JSON.stringify([ob, { tag: 'b', protocol: 'freedom' }]),
+        mode: 'tcp',
+      }),
+      s,
+    );
     expect(r.json).toMatchObject({ success: true, obj: { success: true, delay: 12, error: '' } });
-    expect(t.core.ops('probeOutbound')[0]![0]).toMatchObject({ mode: 'tcp', allowPrivate: false, outbound: ob, allOutbounds: [ob, { tag: 'b', protocol: 'freedom' }] });
+    expect(t.core.ops('probeOutbound')[0]![0]).toMatchObject({
+      mode: 'tcp',
+      allowPrivate: false,
+      outbound: ob,
+      allOutbounds: [ob, { tag: 'b', protocol: 'freedom' }],
+    });
     // A server on a private network is probed only on request (the host refuses it otherwise).
-    await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: JSON.stringify(ob), mode: 'tcp', allowPrivate: 'true' }), s);
+    await call(
+      t,
+      'POST',
+      '/panel/core/testOutbound',
+      form({ outbound: JSON.stringify(ob), mode: 'tcp', allowPrivate: 'true' }),
+      s,
+    );
     expect(t.core.ops('probeOutbound')[1]![0]).toMatchObject({ allowPrivate: true });
-    expect((await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', allowPrivate: 'maybe' }), s)).json.msg).toMatch(/allowPrivate/);
+    expect(
+      (await call(t, 'POST', '/panel/core/testOutbound', form({ outbound: '{}', allowPrivate: 'maybe' }), s)).json.msg,
+    ).toMatch(/allowPrivate/);
   });
 
   it('the core view repository reads what the builder needs', async () => {
@@ -220,7 +303,12 @@ describe.each(testDatabases())('core endpoints on $name', (db) => {
     expect(view.inbounds.map((i) => i.port)).toEqual([41001]);
     expect(view.clients.get(inboundId)!.map((c) => c.email)).toEqual(['alice@x']);
     const rows = await t.store.coreView.clientsByEmails(['alice@x', 'nobody@x']);
-    expect(rows).toEqual([{ client: expect.objectContaining({ email: 'alice@x', enable: true, reverse: { tag: 'rev-a' } }), inboundIds: [inboundId] }]);
+    expect(rows).toEqual([
+      {
+        client: expect.objectContaining({ email: 'alice@x', enable: true, reverse: { tag: 'rev-a' } }),
+        inboundIds: [inboundId],
+      },
+    ]);
     expect(await t.store.coreView.clientReverseTags()).toEqual(['rev-a']);
   });
 });

@@ -25,7 +25,10 @@ function resetFiles(): void {
   files.clear();
   files.set('/a.dat', { status: 200, body: dat('a1') });
   files.set('/b.dat', { status: 200, body: dat('b1') });
-  files.set('/list.json', { status: 200, body: Buffer.from(JSON.stringify({ rules: Array.from({ length: 10 }, (_, i) => `d${i}.example`) })) });
+  files.set('/list.json', {
+    status: 200,
+    body: Buffer.from(JSON.stringify({ rules: Array.from({ length: 10 }, (_, i) => `d${i}.example`) })),
+  });
   files.set('/small.dat', { status: 200, body: Buffer.from('tiny') });
   files.set('/page.dat', { status: 200, body: Buffer.from(`<!DOCTYPE html><html>${'x'.repeat(100)}</html>`) });
   files.set('/bad.json', { status: 200, body: Buffer.from(`{not json${' '.repeat(100)}`) });
@@ -35,9 +38,17 @@ function resetFiles(): void {
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(req.url ?? '');
-    if (req.url === '/moved.dat') { res.writeHead(302, { location: '/a.dat' }); res.end(); return; }
+    if (req.url === '/moved.dat') {
+      res.writeHead(302, { location: '/a.dat' });
+      res.end();
+      return;
+    }
     const f = files.get(req.url ?? '');
-    if (!f) { res.writeHead(404); res.end('not found'); return; }
+    if (!f) {
+      res.writeHead(404);
+      res.end('not found');
+      return;
+    }
     res.writeHead(f.status, { 'content-type': f.type ?? 'application/octet-stream' });
     // Streamed in two writes, so no content-length: size caps must hold while reading.
     res.write(f.body.subarray(0, 8));
@@ -62,7 +73,8 @@ describe.each(testDatabases())('custom geo API on $name', (db) => {
     dir = mkdtempSync(join(tmpdir(), 'panel-geo-'));
     t = await createTestApp(db, {
       deps: {
-        http: createGuardedFetch(), geoFiles: createGeoFileStore(join(dir, 'bin')),
+        http: createGuardedFetch(),
+        geoFiles: createGeoFileStore(join(dir, 'bin')),
         geoOptions: { allowPrivate: true, maxBytes: 4096, timeoutMs: 5000 },
       },
     });
@@ -120,8 +132,14 @@ describe.each(testDatabases())('custom geo API on $name', (db) => {
     expect(r.json.success).toBe(true);
     a = r.json.obj.id;
     expect(r.json.obj).toMatchObject({
-      type: 'geoip', alias: 'my_list_v2', url: `${base}/a.dat`, status: 'ok', error: '',
-      lastDownload: Math.floor(t.clock.now() / 1000), fileName: 'geoip_my_list_v2.dat', usage: 'ext:geoip_my_list_v2.dat:<tag>',
+      type: 'geoip',
+      alias: 'my_list_v2',
+      url: `${base}/a.dat`,
+      status: 'ok',
+      error: '',
+      lastDownload: Math.floor(t.clock.now() / 1000),
+      fileName: 'geoip_my_list_v2.dat',
+      usage: 'ext:geoip_my_list_v2.dat:<tag>',
     });
     expect(readFileSync(join(dir, 'bin', 'geoip_my_list_v2.dat'))).toEqual(dat('a1'));
     expect(restarts()).toBe(1);
@@ -138,10 +156,20 @@ describe.each(testDatabases())('custom geo API on $name', (db) => {
     const other = await post(`${G}/add`, { type: 'geosite', alias: 'my_list_v2', url: `${base}/moved.dat` });
     expect(other.json.success).toBe(true); // a redirect is followed
     expect(readFileSync(join(dir, 'bin', 'geosite_my_list_v2.dat'))).toEqual(dat('a1'));
-    expect((await list()).map((x: any) => x.fileName)).toEqual(['geoip_my_list_v2.dat', 'geosite_rules-1.json', 'geosite_my_list_v2.dat']);
+    expect((await list()).map((x: any) => x.fileName)).toEqual([
+      'geoip_my_list_v2.dat',
+      'geosite_rules-1.json',
+      'geosite_my_list_v2.dat',
+    ]);
     const aliases = (await get(`${G}/aliases`)).json.obj;
     expect(aliases.geoip.filter((x: any) => !x.builtin)).toEqual([
-      { alias: 'my_list_v2', type: 'geoip', fileName: 'geoip_my_list_v2.dat', builtin: false, usage: 'ext:geoip_my_list_v2.dat:<tag>' },
+      {
+        alias: 'my_list_v2',
+        type: 'geoip',
+        fileName: 'geoip_my_list_v2.dat',
+        builtin: false,
+        usage: 'ext:geoip_my_list_v2.dat:<tag>',
+      },
     ]);
     expect(aliases.geosite.filter((x: any) => !x.builtin).map((x: any) => x.alias)).toEqual(['rules-1', 'my_list_v2']);
   });
@@ -168,7 +196,10 @@ describe.each(testDatabases())('custom geo API on $name', (db) => {
     const r = await post(`${G}/update-all`);
     expect(r.json.success).toBe(true);
     expect(r.json.obj.succeeded.map((x: any) => x.fileName).sort()).toEqual(['geosite_rules-1.json']);
-    expect(r.json.obj.failed).toEqual([{ id: a, alias: 'my_list_v2', fileName: 'geoip_my_list_v2.dat', error: expect.stringMatching(/HTTP 500/) }, expect.objectContaining({ alias: 'my_list_v2', fileName: 'geosite_my_list_v2.dat' })]);
+    expect(r.json.obj.failed).toEqual([
+      { id: a, alias: 'my_list_v2', fileName: 'geoip_my_list_v2.dat', error: expect.stringMatching(/HTTP 500/) },
+      expect.objectContaining({ alias: 'my_list_v2', fileName: 'geosite_my_list_v2.dat' }),
+    ]);
     expect(r.json.msg).toBe('1 updated, 2 failed');
     expect(restarts()).toBe(before + 1);
     files.set('/a.dat', { status: 200, body: dat('a3') });
@@ -179,11 +210,21 @@ describe.each(testDatabases())('custom geo API on $name', (db) => {
 
   it('updates a source: new file downloaded, old file removed; bad input changes nothing', async () => {
     const before = JSON.stringify(await list());
-    expect((await post(`${G}/update/${a}`, { type: 'geoip', alias: 'rules-1', url: `${base}/x.txt` })).json.msg).toMatch(/^url: /);
-    expect((await post(`${G}/update/${a}`, { type: 'geoip', alias: 'new', url: `${base}/missing.dat` })).json.msg).toMatch(/HTTP 404/);
-    expect((await post(`${G}/update/${j}`, { type: 'geoip', alias: 'my_list_v2', url: `${base}/b.dat` })).json.msg).toMatch(/already exists/);
-    expect((await post(`${G}/update/999`, { type: 'geoip', alias: 'zz', url: `${base}/b.dat` })).json.msg).toMatch(/not found/);
-    expect((await post(`${G}/update/abc`, { type: 'geoip', alias: 'zz', url: `${base}/b.dat` })).json.msg).toMatch(/^id: /);
+    expect(
+      (await post(`${G}/update/${a}`, { type: 'geoip', alias: 'rules-1', url: `${base}/x.txt` })).json.msg,
+    ).toMatch(/^url: /);
+    expect(
+      (await post(`${G}/update/${a}`, { type: 'geoip', alias: 'new', url: `${base}/missing.dat` })).json.msg,
+    ).toMatch(/HTTP 404/);
+    expect(
+      (await post(`${G}/update/${j}`, { type: 'geoip', alias: 'my_list_v2', url: `${base}/b.dat` })).json.msg,
+    ).toMatch(/already exists/);
+    expect((await post(`${G}/update/999`, { type: 'geoip', alias: 'zz', url: `${base}/b.dat` })).json.msg).toMatch(
+      /not found/,
+    );
+    expect((await post(`${G}/update/abc`, { type: 'geoip', alias: 'zz', url: `${base}/b.dat` })).json.msg).toMatch(
+      /^id: /,
+    );
     expect(JSON.stringify(await list())).toBe(before);
     const r = await post(`${G}/update/${a}`, { type: 'geoip', alias: 'Renamed', url: `${base}/b.dat` });
     expect(r.json.success).toBe(true);

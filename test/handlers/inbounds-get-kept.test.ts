@@ -50,16 +50,30 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
       patched.push(emails);
       return clientEntriesJson(id, project, emails);
     };
-    V = (await post(`${B}/add`, {
-      port: 32001, protocol: 'vless', settings: { decryption: 'none' },
-      streamSettings: { network: 'tcp', security: 'reality', realitySettings: { show: false, dest: 'example.com:443' } },
-    })).id;
+    V = (
+      await post(`${B}/add`, {
+        port: 32001,
+        protocol: 'vless',
+        settings: { decryption: 'none' },
+        streamSettings: {
+          network: 'tcp',
+          security: 'reality',
+          realitySettings: { show: false, dest: 'example.com:443' },
+        },
+      })
+    ).id;
     M = (await post(`${B}/add`, { port: 32002, protocol: 'vmess', streamSettings: { network: 'tcp' } })).id;
-    await post(`${C}/bulkCreate`, Array.from({ length: 30 }, (_, i) => ({
-      client: { email: `k${i}@x`, flow: 'xtls-rprx-vision', group: 'team', comment: `c${i}`, totalGB: 2048 }, inboundIds: [V, M],
-    })));
+    await post(
+      `${C}/bulkCreate`,
+      Array.from({ length: 30 }, (_, i) => ({
+        client: { email: `k${i}@x`, flow: 'xtls-rprx-vision', group: 'team', comment: `c${i}`, totalGB: 2048 },
+        inboundIds: [V, M],
+      })),
+    );
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('a repeated read builds only clientStats, and a traffic tick shows at once', async () => {
     expect((await read(V)).rebuilt).toBe(true);
@@ -73,15 +87,69 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
   });
 
   it.each([
-    ['a client update', ['k1@x'], async () => { await post(`${C}/update/k1@x`, { email: 'k1@x', comment: 'changed', flow: 'xtls-rprx-vision', group: 'team', inboundIds: [V, M] }); }],
-    ['a new client', ['new@x'], async () => { await post(`${C}/add`, { client: { email: 'new@x' }, inboundIds: [V] }); }],
-    ['a detach', ['new@x'], async () => { await post(`${C}/new@x/detach`, { inboundIds: [V] }); }],
-    ['a deletion', ['k5@x'], async () => { await post(`${C}/del/k5@x`); }],
-    ['a bulk adjustment', ['k2@x', 'k4@x'], async () => { await post(`${C}/bulkAdjust`, { emails: ['k2@x', 'k4@x'], addDays: 0, addBytes: 1024 }); }],
-    ['a traffic reset', ['k6@x'], async () => { await post(`${C}/resetTraffic/k6@x`); }],
+    [
+      'a client update',
+      ['k1@x'],
+      async () => {
+        await post(`${C}/update/k1@x`, {
+          email: 'k1@x',
+          comment: 'changed',
+          flow: 'xtls-rprx-vision',
+          group: 'team',
+          inboundIds: [V, M],
+        });
+      },
+    ],
+    [
+      'a new client',
+      ['new@x'],
+      async () => {
+        await post(`${C}/add`, { client: { email: 'new@x' }, inboundIds: [V] });
+      },
+    ],
+    [
+      'a detach',
+      ['new@x'],
+      async () => {
+        await post(`${C}/new@x/detach`, { inboundIds: [V] });
+      },
+    ],
+    [
+      'a deletion',
+      ['k5@x'],
+      async () => {
+        await post(`${C}/del/k5@x`);
+      },
+    ],
+    [
+      'a bulk adjustment',
+      ['k2@x', 'k4@x'],
+      async () => {
+        await post(`${C}/bulkAdjust`, { emails: ['k2@x', 'k4@x'], addDays: 0, addBytes: 1024 });
+      },
+    ],
+    [
+      'a traffic reset',
+      ['k6@x'],
+      async () => {
+        await post(`${C}/resetTraffic/k6@x`);
+      },
+    ],
     // the database's JSON of the email must be what the patch looks for
-    ['a new client with quotes and non-ASCII in its email', ['"ü😀"@x'], async () => { await post(`${C}/add`, { client: { email: '"ü😀"@x' }, inboundIds: [V] }); }],
-    ['its update', ['"ü😀"@x'], async () => { await post(`${C}/update/${encodeURIComponent('"ü😀"@x')}`, { email: '"ü😀"@x', comment: 'é', inboundIds: [V] }); }],
+    [
+      'a new client with quotes and non-ASCII in its email',
+      ['"ü😀"@x'],
+      async () => {
+        await post(`${C}/add`, { client: { email: '"ü😀"@x' }, inboundIds: [V] });
+      },
+    ],
+    [
+      'its update',
+      ['"ü😀"@x'],
+      async () => {
+        await post(`${C}/update/${encodeURIComponent('"ü😀"@x')}`, { email: '"ü😀"@x', comment: 'é', inboundIds: [V] });
+      },
+    ],
   ])('after %s only the changed entries are read and patched in', async (_, emails, change) => {
     await read(V);
     expect((await read(V)).rebuilt).toBe(false);
@@ -93,10 +161,40 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
   });
 
   it.each([
-    ['an attach of an older client', async () => { await post(`${C}/new@x/attach`, { inboundIds: [V] }); }],
-    ['a rename', async () => { await post(`${C}/update/k7@x`, { email: 'k7-renamed@x', flow: 'xtls-rprx-vision', group: 'team', inboundIds: [V, M] }); }],
-    ['a group rename (more clients than a patch takes)', async () => { await post(`${C}/groups/rename`, { oldName: 'team', newName: 'crew' }); }],
-    ['an inbound change (flow no longer eligible)', async () => { await post(`${B}/update/${V}`, { port: 32001, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } }); }],
+    [
+      'an attach of an older client',
+      async () => {
+        await post(`${C}/new@x/attach`, { inboundIds: [V] });
+      },
+    ],
+    [
+      'a rename',
+      async () => {
+        await post(`${C}/update/k7@x`, {
+          email: 'k7-renamed@x',
+          flow: 'xtls-rprx-vision',
+          group: 'team',
+          inboundIds: [V, M],
+        });
+      },
+    ],
+    [
+      'a group rename (more clients than a patch takes)',
+      async () => {
+        await post(`${C}/groups/rename`, { oldName: 'team', newName: 'crew' });
+      },
+    ],
+    [
+      'an inbound change (flow no longer eligible)',
+      async () => {
+        await post(`${B}/update/${V}`, {
+          port: 32001,
+          protocol: 'vless',
+          settings: { decryption: 'none' },
+          streamSettings: { network: 'ws' },
+        });
+      },
+    ],
   ])('after %s the clients array is built again', async (_, change) => {
     await read(V);
     expect((await read(V)).rebuilt).toBe(false);
@@ -118,12 +216,16 @@ describe.each(testDatabases())('inbounds/get/:id with kept client texts on $name
 
   it('a tick that starts a delayed expiry builds the clients array again; other ticks do not', async () => {
     await post(`${C}/add`, { client: { email: 'later@x', expiryTime: -3 * 86_400_000 }, inboundIds: [M] });
-    expect((await read(M)).obj.settings.clients.find((c: { email: string }) => c.email === 'later@x').expiryTime).toBe(-3 * 86_400_000);
+    expect((await read(M)).obj.settings.clients.find((c: { email: string }) => c.email === 'later@x').expiryTime).toBe(
+      -3 * 86_400_000,
+    );
     expect((await read(M)).rebuilt).toBe(false);
     await tick([{ email: 'later@x', up: 1, down: 1 }]);
     const { obj, rebuilt } = await read(M);
     expect(rebuilt).toBe(true);
-    expect(obj.settings.clients.find((c: { email: string }) => c.email === 'later@x').expiryTime).toBe(t.clock.now() + 3 * 86_400_000);
+    expect(obj.settings.clients.find((c: { email: string }) => c.email === 'later@x').expiryTime).toBe(
+      t.clock.now() + 3 * 86_400_000,
+    );
     await tick([{ email: 'later@x', up: 1, down: 1 }]);
     expect((await read(M)).rebuilt).toBe(false); // no client of M waits for its first traffic any more
   });

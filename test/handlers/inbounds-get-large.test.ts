@@ -18,8 +18,16 @@ describe.each(testDatabases())('inbounds/get/:id with %s clients on $name'.repla
     t = await createTestApp(db);
     s = await login(t);
     const specs = [
-      { port: 31001, protocol: 'vless', settings: { decryption: 'none' },
-        streamSettings: { network: 'tcp', security: 'reality', realitySettings: { show: false, dest: 'example.com:443' } } },
+      {
+        port: 31001,
+        protocol: 'vless',
+        settings: { decryption: 'none' },
+        streamSettings: {
+          network: 'tcp',
+          security: 'reality',
+          realitySettings: { show: false, dest: 'example.com:443' },
+        },
+      },
       { port: 31002, protocol: 'vmess', streamSettings: { network: 'tcp' } },
       { port: 31003, protocol: 'shadowsocks', settings: { method: 'aes-256-gcm', network: 'tcp,udp' } },
     ];
@@ -29,8 +37,17 @@ describe.each(testDatabases())('inbounds/get/:id with %s clients on $name'.repla
       ids.push(r.json.obj.id);
     }
     const awkward = (i: number) => ({
-      comment: `say "hi" \\ \u0001 tab\t ünï 😀 #${i}`, group: `G "${i}"`, flow: 'xtls-rprx-vision', reverse: { tag: `rev-${i}` },
-      enable: false, security: 'aes-128-gcm', tgId: 42, limitIp: 3, reset: 7, totalGB: 5, expiryTime: -86400000,
+      comment: `say "hi" \\ \u0001 tab\t ünï 😀 #${i}`,
+      group: `G "${i}"`,
+      flow: 'xtls-rprx-vision',
+      reverse: { tag: `rev-${i}` },
+      enable: false,
+      security: 'aes-128-gcm',
+      tgId: 42,
+      limitIp: 3,
+      reset: 7,
+      totalGB: 5,
+      expiryTime: -86400000,
     });
     const odd = new Set([0, 1, COUNT / 2 - 1, COUNT / 2, COUNT / 2 + 1, COUNT - 2, COUNT - 1]);
     const bulk = Array.from({ length: COUNT }, (_, i) => ({
@@ -41,12 +58,21 @@ describe.each(testDatabases())('inbounds/get/:id with %s clients on $name'.repla
       const r = await call(t, 'POST', `${C}/bulkCreate`, bulk.slice(i, i + 1000), s);
       expect(r.json.success, r.json.msg).toBe(true);
     }
-    await t.store.traffic.applyDeltas({
-      clients: [{ email: 'big-00000@x', up: 7, down: 9 }, { email: `big-${String(COUNT / 2).padStart(5, '0')}@x`, up: 1, down: 2 }],
-      inbounds: [], outbounds: [],
-    }, t.clock.now());
+    await t.store.traffic.applyDeltas(
+      {
+        clients: [
+          { email: 'big-00000@x', up: 7, down: 9 },
+          { email: `big-${String(COUNT / 2).padStart(5, '0')}@x`, up: 1, down: 2 },
+        ],
+        inbounds: [],
+        outbounds: [],
+      },
+      t.clock.now(),
+    );
   }, 120_000);
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('returns exactly JSON.stringify(get(id)) for every protocol, in client id order', async () => {
     for (const id of ids) {
@@ -60,11 +86,21 @@ describe.each(testDatabases())('inbounds/get/:id with %s clients on $name'.repla
     }
     const r = await call(t, 'GET', `${B}/get/${ids[0]}`, undefined, s);
     expect(r.json.obj.clientStats[0]).toMatchObject({ email: 'big-00000@x', up: 7, down: 9 });
-    expect(r.json.obj.settings.clients[0]).toMatchObject({ flow: 'xtls-rprx-vision', reverse: { tag: 'rev-0' }, comment: 'say "hi" \\ \u0001 tab\t ünï 😀 #0' });
+    expect(r.json.obj.settings.clients[0]).toMatchObject({
+      flow: 'xtls-rprx-vision',
+      reverse: { tag: 'rev-0' },
+      comment: 'say "hi" \\ \u0001 tab\t ünï 😀 #0',
+    });
   }, 60_000);
 
   it('lists clients in client id order, not in the order they were attached', async () => {
-    const r = await call(t, 'POST', `${B}/add`, { port: 31004, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } }, s);
+    const r = await call(
+      t,
+      'POST',
+      `${B}/add`,
+      { port: 31004, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } },
+      s,
+    );
     expect(r.json.success, r.json.msg).toBe(true);
     const late = r.json.obj.id;
     // newest client first: the link rows are written in the reverse of client id order

@@ -8,8 +8,11 @@ const B = '/panel/api/inbounds';
 const C = '/panel/api/clients';
 
 const vlessReality = (port: number, extra: Record<string, unknown> = {}) => ({
-  port, protocol: 'vless', remark: `r${port}`,
-  settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'reality', realitySettings: { show: false, dest: 'example.com:443' } },
+  port,
+  protocol: 'vless',
+  remark: `r${port}`,
+  settings: { decryption: 'none' },
+  streamSettings: { network: 'tcp', security: 'reality', realitySettings: { show: false, dest: 'example.com:443' } },
   sniffing: { enabled: true, destOverride: ['http', 'tls'] },
   ...extra,
 });
@@ -28,8 +31,13 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     t = await createTestApp(db);
     s = await login(t);
   });
-  afterAll(async () => { await t.close(); });
-  beforeEach(() => { t.emitted.length = 0; t.portProbe.taken.clear(); });
+  afterAll(async () => {
+    await t.close();
+  });
+  beforeEach(() => {
+    t.emitted.length = 0;
+    t.portProbe.taken.clear();
+  });
 
   it('requires authentication', async () => {
     const r = await call(t, 'GET', `${B}/list`);
@@ -40,9 +48,11 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
   it('adds an inbound with objects or JSON strings and returns objects; tag generated; zero clients; one event', async () => {
     const p = nextPort();
     const r = await post(`${B}/add`, {
-      ...vlessReality(p), settings: JSON.stringify({ decryption: 'none', clients: [{ email: 'ignored@x', id: 'x' }] }),
+      ...vlessReality(p),
+      settings: JSON.stringify({ decryption: 'none', clients: [{ email: 'ignored@x', id: 'x' }] }),
       streamSettings: JSON.stringify({ network: 'tcp', security: 'tls', externalProxy: [] }),
-      sniffing: JSON.stringify({ enabled: false, destOverride: ['http'] }), tag: 'operator-tag',
+      sniffing: JSON.stringify({ enabled: false, destOverride: ['http'] }),
+      tag: 'operator-tag',
     });
     expect(r.json.success, r.json.msg).toBe(true);
     const ib = r.json.obj;
@@ -62,12 +72,25 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
   it('accepts a form-encoded add (numbers and booleans as strings)', async () => {
     const p = nextPort();
     const form = new URLSearchParams({
-      port: String(p), protocol: 'vmess', enable: 'false', remark: 'form', total: '1024', expiryTime: '0',
-      settings: '{}', streamSettings: '{"network":"ws"}', sniffing: '{}',
+      port: String(p),
+      protocol: 'vmess',
+      enable: 'false',
+      remark: 'form',
+      total: '1024',
+      expiryTime: '0',
+      settings: '{}',
+      streamSettings: '{"network":"ws"}',
+      sniffing: '{}',
     });
     const r = await call(t, 'POST', `${B}/add`, form, s);
     expect(r.json.success, r.json.msg).toBe(true);
-    expect(r.json.obj).toMatchObject({ port: p, protocol: 'vmess', enable: false, total: 1024, streamSettings: { network: 'ws' } });
+    expect(r.json.obj).toMatchObject({
+      port: p,
+      protocol: 'vmess',
+      enable: false,
+      total: 1024,
+      streamSettings: { network: 'ws' },
+    });
   });
 
   it('refuses a port held by another inbound with a message naming the port and holder', async () => {
@@ -112,7 +135,10 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
   });
 
   it('with the real host probe, a port held by a socket on this host is refused', async () => {
-    const held: Server = await new Promise((resolve) => { const srv = createServer(); srv.listen(0, '127.0.0.1', () => resolve(srv)); });
+    const held: Server = await new Promise((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => resolve(srv));
+    });
     const p = (held.address() as { port: number }).port;
     const svc = t.services.inbounds as unknown as { probe: unknown };
     const fake = svc.probe;
@@ -151,7 +177,10 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     const p = nextPort();
     const a = (await post(`${B}/add`, vlessReality(p))).json.obj;
     expect((await post(`${C}/add`, { client: { email: `keep-${p}@x` }, inboundIds: [a.id] })).json.success).toBe(true);
-    const r = await post(`${B}/update/${a.id}`, vlessReality(p, { remark: 'new', settings: { decryption: 'none', clients: [] } }));
+    const r = await post(
+      `${B}/update/${a.id}`,
+      vlessReality(p, { remark: 'new', settings: { decryption: 'none', clients: [] } }),
+    );
     expect(r.json.success).toBe(true);
     expect(r.json.obj.settings.clients.map((c: any) => c.email)).toEqual([`keep-${p}@x`]);
     const proto = await post(`${B}/update/${a.id}`, { ...vlessReality(p), protocol: 'trojan' });
@@ -163,9 +192,18 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     const p = nextPort();
     const a = (await post(`${B}/add`, vlessReality(p))).json.obj;
     const email = `proj-${p}@x`;
-    await post(`${C}/add`, { client: { email, flow: 'xtls-rprx-vision', comment: 'hi', totalGB: 100 }, inboundIds: [a.id] });
+    await post(`${C}/add`, {
+      client: { email, flow: 'xtls-rprx-vision', comment: 'hi', totalGB: 100 },
+      inboundIds: [a.id],
+    });
     const full = (await get(`${B}/list`)).json.obj.find((i: any) => i.id === a.id);
-    expect(full.settings.clients[0]).toMatchObject({ email, flow: 'xtls-rprx-vision', comment: 'hi', totalGB: 100, enable: true });
+    expect(full.settings.clients[0]).toMatchObject({
+      email,
+      flow: 'xtls-rprx-vision',
+      comment: 'hi',
+      totalGB: 100,
+      enable: true,
+    });
     expect(full.settings.clients[0].id).toMatch(/^[0-9a-f-]{36}$/);
     expect(full.clientStats[0]).toMatchObject({ email, up: 0, down: 0, enable: true, total: 100 });
     expect(full.clientStats[0].uuid).toBe(full.settings.clients[0].id);
@@ -183,7 +221,11 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
       { port: nextPort(), protocol: 'vmess', streamSettings: { network: 'tcp' } },
       { port: nextPort(), protocol: 'trojan', streamSettings: { network: 'tcp', security: 'tls' } },
       { port: nextPort(), protocol: 'shadowsocks', settings: { method: 'aes-256-gcm', network: 'tcp,udp' } },
-      { port: nextPort(), protocol: 'shadowsocks', settings: { method: '2022-blake3-aes-128-gcm', password: ss2022, network: 'tcp,udp' } },
+      {
+        port: nextPort(),
+        protocol: 'shadowsocks',
+        settings: { method: '2022-blake3-aes-128-gcm', password: ss2022, network: 'tcp,udp' },
+      },
       { port: nextPort(), protocol: 'hysteria2', streamSettings: { network: 'hysteria2' } },
       { port: nextPort(), protocol: 'dokodemo', settings: { address: '1.1.1.1', port: 53, network: 'udp' } },
     ];
@@ -196,7 +238,15 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     const takers = ids.slice(0, 7);
     // awkward text (quotes, backslashes, control characters, non-ASCII), flow, reverse, disabled, an empty inbound
     const clients = [
-      { email: 'splice-a@x', flow: 'xtls-rprx-vision', comment: 'say "hi" \\ \u0001 tab\t ünï 😀', group: 'G "q"', reverse: { tag: 'rev-1' }, totalGB: 5, expiryTime: -86400000 },
+      {
+        email: 'splice-a@x',
+        flow: 'xtls-rprx-vision',
+        comment: 'say "hi" \\ \u0001 tab\t ünï 😀',
+        group: 'G "q"',
+        reverse: { tag: 'rev-1' },
+        totalGB: 5,
+        expiryTime: -86400000,
+      },
       { email: 'splice-b@x', enable: false, security: 'aes-128-gcm', subId: 'sub-b', tgId: 42, limitIp: 3, reset: 7 },
       { email: 'splice-c@x' },
     ];
@@ -204,8 +254,16 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
       const r = await post(`${C}/add`, { client, inboundIds: takers });
       expect(r.json.success, r.json.msg).toBe(true);
     }
-    await t.store.traffic.applyDeltas({ clients: [{ email: 'splice-a@x', up: 7, down: 9 }], inbounds: [], outbounds: [] }, t.clock.now());
-    await post(`${B}/add`, { port: nextPort(), protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'ws' } });
+    await t.store.traffic.applyDeltas(
+      { clients: [{ email: 'splice-a@x', up: 7, down: 9 }], inbounds: [], outbounds: [] },
+      t.clock.now(),
+    );
+    await post(`${B}/add`, {
+      port: nextPort(),
+      protocol: 'vless',
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'ws' },
+    });
     const list = (await get(`${B}/list`)).json.obj as any[];
     for (const ib of list) {
       const r = await get(`${B}/get/${ib.id}`);
@@ -215,10 +273,18 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     }
     const vless = (await get(`${B}/get/${ids[0]}`)).json.obj;
     expect(vless.settings.clients.map((c: any) => c.email)).toEqual(['splice-a@x', 'splice-b@x', 'splice-c@x']);
-    expect(vless.settings.clients[0]).toMatchObject({ flow: 'xtls-rprx-vision', reverse: { tag: 'rev-1' }, comment: clients[0]!.comment });
+    expect(vless.settings.clients[0]).toMatchObject({
+      flow: 'xtls-rprx-vision',
+      reverse: { tag: 'rev-1' },
+      comment: clients[0]!.comment,
+    });
     expect(vless.clientStats[0]).toMatchObject({ email: 'splice-a@x', up: 7, down: 9, enable: true });
     expect((await get(`${B}/get/${ids[1]}`)).json.obj.settings.clients[0].flow).toBe('');
-    expect((await get(`${B}/get/${ids[2]}`)).json.obj.settings.clients.map((c: any) => c.security)).toEqual(['auto', 'aes-128-gcm', 'auto']);
+    expect((await get(`${B}/get/${ids[2]}`)).json.obj.settings.clients.map((c: any) => c.security)).toEqual([
+      'auto',
+      'aes-128-gcm',
+      'auto',
+    ]);
     expect((await get(`${B}/get/${ids[7]}`)).json.obj.settings.clients).toBeUndefined();
     expect((await get(`${B}/get/999999`)).json).toMatchObject({ success: false });
   });
@@ -226,8 +292,20 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
   it('options carry tlsFlowCapable', async () => {
     const p = nextPort();
     const a = (await post(`${B}/add`, vlessReality(p))).json.obj;
-    const b = (await post(`${B}/add`, { port: nextPort(), protocol: 'vless', streamSettings: { network: 'ws', security: 'tls' } })).json.obj;
-    const c = (await post(`${B}/add`, { port: nextPort(), protocol: 'trojan', streamSettings: { network: 'tcp', security: 'tls' } })).json.obj;
+    const b = (
+      await post(`${B}/add`, {
+        port: nextPort(),
+        protocol: 'vless',
+        streamSettings: { network: 'ws', security: 'tls' },
+      })
+    ).json.obj;
+    const c = (
+      await post(`${B}/add`, {
+        port: nextPort(),
+        protocol: 'trojan',
+        streamSettings: { network: 'tcp', security: 'tls' },
+      })
+    ).json.obj;
     const opts = (await get(`${B}/options`)).json.obj;
     const by = (id: number) => opts.find((o: any) => o.id === id);
     expect(by(a.id)).toEqual({ id: a.id, remark: a.remark, protocol: 'vless', port: p, tlsFlowCapable: true });
@@ -239,7 +317,17 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     const a = (await post(`${B}/add`, vlessReality(nextPort()))).json.obj;
     const b = (await post(`${B}/add`, vlessReality(nextPort()))).json.obj;
     // counters come from the traffic tick
-    await t.store.traffic.applyDeltas({ clients: [], outbounds: [], inbounds: [{ tag: a.tag, up: 10, down: 20 }, { tag: b.tag, up: 1, down: 2 }] }, t.clock.now());
+    await t.store.traffic.applyDeltas(
+      {
+        clients: [],
+        outbounds: [],
+        inbounds: [
+          { tag: a.tag, up: 10, down: 20 },
+          { tag: b.tag, up: 1, down: 2 },
+        ],
+      },
+      t.clock.now(),
+    );
     expect((await get(`${B}/get/${a.id}`)).json.obj).toMatchObject({ up: 10, down: 20 });
     const dis = await post(`${B}/setEnable/${a.id}`, { enable: false });
     expect(dis.json.success).toBe(true);
@@ -287,19 +375,39 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     const made = (await post(`${C}/add`, { client: { email: existing }, inboundIds: [a.id] })).json.obj;
     const p = nextPort();
     const data = JSON.stringify({
-      port: p, protocol: 'vless', remark: 'imported', up: 5, down: 7,
-      settings: JSON.stringify({ decryption: 'none', clients: [
-        { id: '11111111-2222-4333-8444-555555555555', email: `new-${p}@x`, flow: 'xtls-rprx-vision', totalGB: 10, enable: true, subId: 'subimp' },
-        { email: existing, id: 'ffffffff-2222-4333-8444-555555555555' },
-      ] }),
-      streamSettings: { network: 'tcp', security: 'reality' }, sniffing: {},
+      port: p,
+      protocol: 'vless',
+      remark: 'imported',
+      up: 5,
+      down: 7,
+      settings: JSON.stringify({
+        decryption: 'none',
+        clients: [
+          {
+            id: '11111111-2222-4333-8444-555555555555',
+            email: `new-${p}@x`,
+            flow: 'xtls-rprx-vision',
+            totalGB: 10,
+            enable: true,
+            subId: 'subimp',
+          },
+          { email: existing, id: 'ffffffff-2222-4333-8444-555555555555' },
+        ],
+      }),
+      streamSettings: { network: 'tcp', security: 'reality' },
+      sniffing: {},
     });
     const r = await call(t, 'POST', `${B}/import`, new URLSearchParams({ data }), s);
     expect(r.json.success, r.json.msg).toBe(true);
     const ib = r.json.obj;
     expect(ib.settings.clients.map((c: any) => c.email).sort()).toEqual([existing, `new-${p}@x`].sort());
     const fresh = (await get(`${C}/get/${encodeURIComponent(`new-${p}@x`)}`)).json.obj;
-    expect(fresh.client).toMatchObject({ uuid: '11111111-2222-4333-8444-555555555555', flow: 'xtls-rprx-vision', totalGB: 10, subId: 'subimp' });
+    expect(fresh.client).toMatchObject({
+      uuid: '11111111-2222-4333-8444-555555555555',
+      flow: 'xtls-rprx-vision',
+      totalGB: 10,
+      subId: 'subimp',
+    });
     const old = (await get(`${C}/get/${encodeURIComponent(existing)}`)).json.obj;
     expect(old.client.uuid).toBe(made.uuid); // attached, not duplicated or overwritten
     expect(old.inboundIds).toEqual([a.id, ib.id]);
@@ -310,30 +418,72 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
   it('import with a bad client changes nothing', async () => {
     const before = await snapshot();
     const p = nextPort();
-    const data = JSON.stringify({ port: p, protocol: 'vless', settings: { clients: [{ email: 'ok@imp' }, { email: 'bad/../x' }] } });
+    const data = JSON.stringify({
+      port: p,
+      protocol: 'vless',
+      settings: { clients: [{ email: 'ok@imp' }, { email: 'bad/../x' }] },
+    });
     const r = await call(t, 'POST', `${B}/import`, new URLSearchParams({ data }), s);
     expect(r.json.success).toBe(false);
     expect(r.json.msg).toContain('clients[1].email');
-    const dup = await call(t, 'POST', `${B}/import`, new URLSearchParams({ data: JSON.stringify({ port: p, protocol: 'vless', settings: { clients: [{ email: 'd@x' }, { email: 'd@x' }] } }) }), s);
+    const dup = await call(
+      t,
+      'POST',
+      `${B}/import`,
+      new URLSearchParams({
+        data: JSON.stringify({
+          port: p,
+          protocol: 'vless',
+          settings: { clients: [{ email: 'd@x' }, { email: 'd@x' }] },
+        }),
+      }),
+      s,
+    );
     expect(dup.json.msg).toContain('duplicate email');
-    expect((await call(t, 'POST', `${B}/import`, new URLSearchParams({ data: '{nope' }), s)).json.msg).toBe('data: malformed JSON');
+    expect((await call(t, 'POST', `${B}/import`, new URLSearchParams({ data: '{nope' }), s)).json.msg).toBe(
+      'data: malformed JSON',
+    );
     expect((await call(t, 'POST', `${B}/import`, {}, s)).json.success).toBe(false);
     expect(await snapshot()).toBe(before);
   });
 
   it('fallbacks: replace atomically, master must be VLESS/Trojan TCP+TLS, child must exist', async () => {
-    const master = (await post(`${B}/add`, { port: nextPort(), protocol: 'vless', streamSettings: { network: 'tcp', security: 'tls' } })).json.obj;
-    const child = (await post(`${B}/add`, { port: nextPort(), protocol: 'vless', listen: '127.0.0.1', streamSettings: { network: 'ws' } })).json.obj;
-    const child2 = (await post(`${B}/add`, { port: nextPort(), protocol: 'trojan', listen: '127.0.0.1', streamSettings: { network: 'tcp' } })).json.obj;
+    const master = (
+      await post(`${B}/add`, {
+        port: nextPort(),
+        protocol: 'vless',
+        streamSettings: { network: 'tcp', security: 'tls' },
+      })
+    ).json.obj;
+    const child = (
+      await post(`${B}/add`, {
+        port: nextPort(),
+        protocol: 'vless',
+        listen: '127.0.0.1',
+        streamSettings: { network: 'ws' },
+      })
+    ).json.obj;
+    const child2 = (
+      await post(`${B}/add`, {
+        port: nextPort(),
+        protocol: 'trojan',
+        listen: '127.0.0.1',
+        streamSettings: { network: 'tcp' },
+      })
+    ).json.obj;
     expect((await get(`${B}/${master.id}/fallbacks`)).json.obj).toEqual([]);
-    const r = await post(`${B}/${master.id}/fallbacks`, { fallbacks: [
-      { childId: child.id, path: '/ws', xver: 1 }, { childId: child2.id, alpn: 'h2', name: 'sni.example', sortOrder: 5 },
-    ] });
+    const r = await post(`${B}/${master.id}/fallbacks`, {
+      fallbacks: [
+        { childId: child.id, path: '/ws', xver: 1 },
+        { childId: child2.id, alpn: 'h2', name: 'sni.example', sortOrder: 5 },
+      ],
+    });
     expect(r.json.success, r.json.msg).toBe(true);
     expect(events('inbounds.changed').at(-1)).toEqual({ ids: [master.id], action: 'fallbacks' });
     const list = (await get(`${B}/${master.id}/fallbacks`)).json.obj;
     expect(list.map((f: any) => [f.masterId, f.childId, f.path, f.alpn, f.name, f.xver])).toEqual([
-      [master.id, child.id, '/ws', '', '', 1], [master.id, child2.id, '', 'h2', 'sni.example', 0],
+      [master.id, child.id, '/ws', '', '', 1],
+      [master.id, child2.id, '', 'h2', 'sni.example', 0],
     ]);
     const bad = await post(`${B}/${master.id}/fallbacks`, { fallbacks: [{ childId: child.id }, { childId: 999999 }] });
     expect(bad.json.success).toBe(false);
@@ -341,9 +491,19 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
     expect((await get(`${B}/${master.id}/fallbacks`)).json.obj).toHaveLength(2); // unchanged
     const notMaster = await post(`${B}/${child.id}/fallbacks`, { fallbacks: [{ childId: master.id }] });
     expect(notMaster.json.msg).toMatch(/cannot have fallbacks/);
-    expect((await post(`${B}/${master.id}/fallbacks`, { fallbacks: [{ childId: master.id }] })).json.msg).toMatch(/itself/);
-    expect((await post(`${B}/${master.id}/fallbacks`, { fallbacks: [{ childId: child.id, xver: 7 }] })).json.msg).toMatch(/xver/);
-    expect((await post(`${B}/${master.id}/fallbacks`, { fallbacks: Array.from({ length: 101 }, () => ({ childId: child.id })) })).json.msg).toMatch(/at most 100/);
+    expect((await post(`${B}/${master.id}/fallbacks`, { fallbacks: [{ childId: master.id }] })).json.msg).toMatch(
+      /itself/,
+    );
+    expect(
+      (await post(`${B}/${master.id}/fallbacks`, { fallbacks: [{ childId: child.id, xver: 7 }] })).json.msg,
+    ).toMatch(/xver/);
+    expect(
+      (
+        await post(`${B}/${master.id}/fallbacks`, {
+          fallbacks: Array.from({ length: 101 }, () => ({ childId: child.id })),
+        })
+      ).json.msg,
+    ).toMatch(/at most 100/);
     expect((await post(`${B}/${master.id}/fallbacks`, { fallbacks: [] })).json.success).toBe(true);
     expect((await get(`${B}/${master.id}/fallbacks`)).json.obj).toEqual([]);
     expect((await get(`${B}/999999/fallbacks`)).json.success).toBe(false);
@@ -361,7 +521,11 @@ describe.each(testDatabases())('inbounds API on $name', (db) => {
       [`${B}/add`, { port: 1234, protocol: 'vless', settings: '{bad' }, /settings: malformed JSON/],
       [`${B}/add`, { port: 1234, protocol: 'vless', settings: '[1,2]' }, /settings: must be a JSON object/],
       [`${B}/add`, { port: 1234, protocol: 'vless', streamSettings: 5 }, /streamSettings/],
-      [`${B}/add`, { port: 1234, protocol: 'vless', remark: 'a\u0000b' }, /remark: must not contain control characters/],
+      [
+        `${B}/add`,
+        { port: 1234, protocol: 'vless', remark: 'a\u0000b' },
+        /remark: must not contain control characters/,
+      ],
       [`${B}/add`, [1, 2], /body: must be an inbound object/],
       [`${B}/update/abc`, vlessReality(1234), /id: must be a positive integer/],
       [`${B}/update/999999`, vlessReality(1234), /inbound 999999 not found/],

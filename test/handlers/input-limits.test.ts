@@ -18,19 +18,28 @@ const nested = (depth: number): Record<string, unknown> => {
 describe.each(testDatabases())('input limits on $name', (db) => {
   let t: TestApp;
   let s: Session;
-  const post = (path: string, body?: unknown, headers?: Record<string, string>) => call(t, 'POST', path, body, s, headers);
+  const post = (path: string, body?: unknown, headers?: Record<string, string>) =>
+    call(t, 'POST', path, body, s, headers);
   const inboundCount = async () => (await call(t, 'GET', `${I}/list`, undefined, s)).json.obj.length as number;
-  const emails = async () => ((await call(t, 'GET', `${C}/list`, undefined, s)).json.obj as { email: string }[]).map((c) => c.email);
+  const emails = async () =>
+    ((await call(t, 'GET', `${C}/list`, undefined, s)).json.obj as { email: string }[]).map((c) => c.email);
   let inboundId: number;
 
   beforeAll(async () => {
     t = await createTestApp(db);
     s = await login(t);
-    const r = await post(`${I}/add`, { port: 31001, protocol: 'vless', remark: 'base', settings: { decryption: 'none' } });
+    const r = await post(`${I}/add`, {
+      port: 31001,
+      protocol: 'vless',
+      remark: 'base',
+      settings: { decryption: 'none' },
+    });
     expect(r.json.success).toBe(true);
     inboundId = r.json.obj.id;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('refuses inbound settings nested 2,000 levels deep, as an object or JSON text, and the config still builds', async () => {
     const before = await inboundCount();
@@ -41,12 +50,20 @@ describe.each(testDatabases())('input limits on $name', (db) => {
       expect(r.json.msg).toMatch(/^settings: nested deeper than 32 levels/);
     }
     const stream = await post(`${I}/update/${inboundId}`, {
-      port: 31001, protocol: 'vless', remark: 'base', streamSettings: JSON.stringify({ network: 'tcp', x: nested(100) }),
+      port: 31001,
+      protocol: 'vless',
+      remark: 'base',
+      streamSettings: JSON.stringify({ network: 'tcp', x: nested(100) }),
     });
     expect(stream.json).toMatchObject({ success: false, msg: expect.stringMatching(/^streamSettings: nested deeper/) });
     expect(await inboundCount()).toBe(before);
     // A real config's depth is fine, and the running config still builds.
-    const ok = await post(`${I}/add`, { port: 31003, protocol: 'vless', remark: 'fine', settings: { decryption: 'none', x: nested(20) } });
+    const ok = await post(`${I}/add`, {
+      port: 31003,
+      protocol: 'vless',
+      remark: 'fine',
+      settings: { decryption: 'none', x: nested(20) },
+    });
     expect(ok.json.success).toBe(true);
     const config = await call(t, 'GET', '/panel/api/server/getConfigJson', undefined, s);
     expect(config.json.success).toBe(true);
@@ -55,8 +72,14 @@ describe.each(testDatabases())('input limits on $name', (db) => {
   it('refuses a deep core template and a deep testOutbound body', async () => {
     const template = JSON.stringify({ inbounds: [], outbounds: [{ protocol: 'freedom', settings: nested(500) }] });
     const r = await post('/panel/core/update', new URLSearchParams({ coreSetting: template }));
-    expect(r.json).toMatchObject({ success: false, msg: expect.stringMatching(/^coreSetting: nested deeper than 32 levels/) });
-    const probe = await post('/panel/core/testOutbound', new URLSearchParams({ outbound: JSON.stringify(nested(100)) }));
+    expect(r.json).toMatchObject({
+      success: false,
+      msg: expect.stringMatching(/^coreSetting: nested deeper than 32 levels/),
+    });
+    const probe = await post(
+      '/panel/core/testOutbound',
+      new URLSearchParams({ outbound: JSON.stringify(nested(100)) }),
+    );
     expect(probe.json).toMatchObject({ success: false, msg: expect.stringMatching(/^outbound: nested deeper/) });
   });
 
@@ -64,7 +87,10 @@ describe.each(testDatabases())('input limits on $name', (db) => {
     const before = await emails();
     const json = await post(`${C}/add`, `{"client":{"email":"y\\ud800"},"inboundIds":[${inboundId}]}`);
     expect(json.json).toEqual({ success: false, msg: 'client: not valid Unicode (a lone surrogate)', obj: null });
-    const encoded = await post(`${C}/add`, new URLSearchParams({ client: '{"email":"z\\udc00x"}', inboundIds: `[${inboundId}]` }));
+    const encoded = await post(
+      `${C}/add`,
+      new URLSearchParams({ client: '{"email":"z\\udc00x"}', inboundIds: `[${inboundId}]` }),
+    );
     expect(encoded.json).toMatchObject({ success: false, msg: 'client: not valid Unicode (a lone surrogate)' });
     const form = await t.app.request(`${C}/add`, {
       method: 'POST',
@@ -82,7 +108,9 @@ describe.each(testDatabases())('input limits on $name', (db) => {
   it('refuses a JSON body that is not UTF-8, and a lone surrogate in a key', async () => {
     const bytes = new Uint8Array([...new TextEncoder().encode('{"remark":"'), 0xff, ...new TextEncoder().encode('"}')]);
     const res = await t.app.request(`${I}/update/${inboundId}`, {
-      method: 'POST', body: bytes, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
+      method: 'POST',
+      body: bytes,
+      headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
     });
     expect(await res.json()).toMatchObject({ success: false, msg: 'body: not valid UTF-8' });
     const key = await post(`${I}/update/${inboundId}`, '{"settings":{"\\ud800":1}}');

@@ -9,7 +9,11 @@ import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
 import { startRemotePanel, type RemotePanel } from './nodes-remote.js';
 
 const vless = (port: number, extra: Record<string, unknown> = {}) => ({
-  port, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, ...extra,
+  port,
+  protocol: 'vless',
+  settings: { decryption: 'none' },
+  streamSettings: { network: 'tcp', security: 'none' },
+  ...extra,
 });
 
 describe.each(testDatabases())('node pusher on $name', (db) => {
@@ -35,15 +39,25 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
     remote = await startRemotePanel(db);
     rs = await login(remote.t);
     t = await createTestApp(db, {
-      deps: { http: createGuardedFetch(), pusherOptions: { coalesceMs: 5, baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 3 } },
+      deps: {
+        http: createGuardedFetch(),
+        pusherOptions: { coalesceMs: 5, baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 3 },
+      },
     });
     s = await login(t);
     t.services.nodePusher.attach(t.events);
     remoteIb = (await rpost('/panel/api/inbounds/add', vless(32001))).json.obj.id;
     remoteOther = (await rpost('/panel/api/inbounds/add', vless(32009))).json.obj.id;
-    nodeId = (await post('/panel/api/nodes/add', {
-      name: 'edge', scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true,
-    })).json.obj.id;
+    nodeId = (
+      await post('/panel/api/nodes/add', {
+        name: 'edge',
+        scheme: 'http',
+        address: '127.0.0.1',
+        port: remote.port,
+        apiToken: remote.token,
+        allowPrivateAddress: true,
+      })
+    ).json.obj.id;
     const ib = (await post('/panel/api/inbounds/add', vless(32001, { nodeId }))).json.obj;
     expect(ib.tag).toBe(`n${nodeId}-inbound-32001`);
     nodeIb = ib.id;
@@ -58,15 +72,29 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
   it('pushes a new client attached to a node inbound, with its identity and limits, over Bearer', async () => {
     remote.seen.length = 0;
     const add = await post('/panel/api/clients/add', {
-      client: { email: 'alice', totalGB: 5_000_000, expiryTime: t.clock.now() + 86_400_000, limitIp: 2, comment: 'hi', group: 'g1' },
+      client: {
+        email: 'alice',
+        totalGB: 5_000_000,
+        expiryTime: t.clock.now() + 86_400_000,
+        limitIp: 2,
+        comment: 'hi',
+        group: 'g1',
+      },
       inboundIds: [nodeIb, localIb],
     });
     expect(add.json.success).toBe(true);
     await settle();
     const r = await remoteClient('alice');
     expect(r).toMatchObject({
-      email: 'alice', uuid: add.json.obj.uuid, subId: add.json.obj.subId, totalGB: 5_000_000, limitIp: 2, comment: 'hi', group: 'g1',
-      enable: true, inboundIds: [remoteIb],
+      email: 'alice',
+      uuid: add.json.obj.uuid,
+      subId: add.json.obj.subId,
+      totalGB: 5_000_000,
+      limitIp: 2,
+      comment: 'hi',
+      group: 'g1',
+      enable: true,
+      inboundIds: [remoteIb],
     });
     expect(remote.seen.length).toBeGreaterThan(0);
     expect(remote.seen.every((x) => x.auth === `Bearer ${remote.token}`)).toBe(true);
@@ -80,9 +108,17 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
   });
 
   it('pushes updates (fields and enable) to the node', async () => {
-    expect((await post('/panel/api/clients/update/alice', { email: 'alice', comment: 'changed', enable: false, totalGB: 7 })).json.success).toBe(true);
+    expect(
+      (await post('/panel/api/clients/update/alice', { email: 'alice', comment: 'changed', enable: false, totalGB: 7 }))
+        .json.success,
+    ).toBe(true);
     await settle();
-    expect(await remoteClient('alice')).toMatchObject({ comment: 'changed', enable: false, totalGB: 7, inboundIds: [remoteIb] });
+    expect(await remoteClient('alice')).toMatchObject({
+      comment: 'changed',
+      enable: false,
+      totalGB: 7,
+      inboundIds: [remoteIb],
+    });
   });
 
   it('removes a client from the node when it is detached from the node inbound, and re-adds it on attach', async () => {
@@ -107,7 +143,9 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
   });
 
   it('follows a rename (old email removed, new one added) and a delete', async () => {
-    expect((await post('/panel/api/clients/update/alice', { email: 'alice2', comment: 'renamed' })).json.success).toBe(true);
+    expect((await post('/panel/api/clients/update/alice', { email: 'alice2', comment: 'renamed' })).json.success).toBe(
+      true,
+    );
     await settle();
     expect(await remoteClient('alice')).toBeNull();
     expect(await remoteClient('alice2')).toMatchObject({ comment: 'renamed', inboundIds: [remoteIb] });
@@ -126,7 +164,10 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
     await settle();
     expect(await remoteClient('carol')).not.toBeNull(); // paused: not pushed yet
     // A client created on the node itself inside the managed inbound, never known to the central panel.
-    expect((await rpost('/panel/api/clients/add', { client: { email: 'node-native' }, inboundIds: [remoteIb] })).json.success).toBe(true);
+    expect(
+      (await rpost('/panel/api/clients/add', { client: { email: 'node-native' }, inboundIds: [remoteIb] })).json
+        .success,
+    ).toBe(true);
     await post(`/panel/api/nodes/setEnable/${nodeId}`, { enable: true }); // resume → full resync
     await settle();
     expect(await remoteClient('carol')).toBeNull(); // tombstoned here → deleted there
@@ -185,7 +226,11 @@ describe.each(testDatabases())('node pusher on $name', (db) => {
 
   it('never sends anything to a node whose address is private when allowPrivateAddress is off', async () => {
     await post(`/panel/api/nodes/update/${nodeId}`, {
-      name: 'edge', scheme: 'http', address: '127.0.0.1', port: remote.port, allowPrivateAddress: false,
+      name: 'edge',
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: remote.port,
+      allowPrivateAddress: false,
     });
     await settle(); // the retarget resync fails (refused) and gives up
     remote.seen.length = 0;

@@ -17,17 +17,24 @@ export interface RemotePanel {
 }
 
 /** Serves `t` on 127.0.0.1 (`port` 0: any free port), over https with `tls`. */
-export async function serveApp(t: TestApp, seen: RemotePanel['seen'], opts: { port?: number; tls?: { key: string; cert: string } } = {}): Promise<ServerType> {
+export async function serveApp(
+  t: TestApp,
+  seen: RemotePanel['seen'],
+  opts: { port?: number; tls?: { key: string; cert: string } } = {},
+): Promise<ServerType> {
   return new Promise((resolve) => {
-    const s = serve({
-      fetch: (req: Request) => {
-        seen.push({ path: new URL(req.url).pathname, auth: req.headers.get('authorization') });
-        return t.app.fetch(req);
+    const s = serve(
+      {
+        fetch: (req: Request) => {
+          seen.push({ path: new URL(req.url).pathname, auth: req.headers.get('authorization') });
+          return t.app.fetch(req);
+        },
+        hostname: '127.0.0.1',
+        port: opts.port ?? 0,
+        ...(opts.tls ? { createServer: createHttpsServer, serverOptions: opts.tls } : {}),
       },
-      hostname: '127.0.0.1',
-      port: opts.port ?? 0,
-      ...(opts.tls ? { createServer: createHttpsServer, serverOptions: opts.tls } : {}),
-    }, () => resolve(s));
+      () => resolve(s),
+    );
   });
 }
 
@@ -39,18 +46,24 @@ export async function startRemotePanel(db: TestDatabase): Promise<RemotePanel> {
   await t.services.status.tick();
   const seen: RemotePanel['seen'] = [];
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({
-      fetch: (req: Request) => {
-        seen.push({ path: new URL(req.url).pathname, auth: req.headers.get('authorization') });
-        return t.app.fetch(req);
+    const s = serve(
+      {
+        fetch: (req: Request) => {
+          seen.push({ path: new URL(req.url).pathname, auth: req.headers.get('authorization') });
+          return t.app.fetch(req);
+        },
+        hostname: '127.0.0.1',
+        port: 0,
       },
-      hostname: '127.0.0.1',
-      port: 0,
-    }, () => resolve(s));
+      () => resolve(s),
+    );
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    t, port, token, seen,
+    t,
+    port,
+    token,
+    seen,
     close: async () => {
       await new Promise<void>((r) => server.close(() => r()));
       await t.close();

@@ -14,7 +14,11 @@ import { NodesService } from '../../domain/nodes/service.js';
 import { startRemotePanel, type RemotePanel } from './nodes-remote.js';
 
 const vless = (port: number, extra: Record<string, unknown> = {}) => ({
-  port, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' }, ...extra,
+  port,
+  protocol: 'vless',
+  settings: { decryption: 'none' },
+  streamSettings: { network: 'tcp', security: 'none' },
+  ...extra,
 });
 
 /** The guarded fetch with a switch: `down` fails every call as an unreachable node would; `delayMs` slows them. */
@@ -44,7 +48,8 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
   const post = (path: string, body?: unknown) => call(t, 'POST', path, body, s);
   const get = (path: string) => call(t, 'GET', path, undefined, s);
   const rpost = (path: string, body?: unknown) => call(remote.t, 'POST', path, body, rs);
-  const remoteInbounds = async () => (await call(remote.t, 'GET', '/panel/api/inbounds/list', undefined, rs)).json.obj as any[];
+  const remoteInbounds = async () =>
+    (await call(remote.t, 'GET', '/panel/api/inbounds/list', undefined, rs)).json.obj as any[];
   const remoteClient = async (email: string) => {
     const r = await call(remote.t, 'GET', `/panel/api/clients/get/${encodeURIComponent(email)}`, undefined, rs);
     return r.json.success ? { ...r.json.obj.client, inboundIds: r.json.obj.inboundIds } : null;
@@ -55,7 +60,10 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
   };
   /** Sets the node's cumulative counters of a client (what the node's own accounting shows). */
   const nodeCounts = async (email: string, up: number, down: number) => {
-    expect((await rpost(`/panel/api/clients/updateTraffic/${encodeURIComponent(email)}`, { upload: up, download: down })).json.success).toBe(true);
+    expect(
+      (await rpost(`/panel/api/clients/updateTraffic/${encodeURIComponent(email)}`, { upload: up, download: down }))
+        .json.success,
+    ).toBe(true);
   };
   const settle = () => t.services.nodePusher.idle();
   const pull = async () => {
@@ -73,9 +81,16 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     });
     s = await login(t);
     t.services.nodePusher.attach(t.events);
-    nodeId = (await post('/panel/api/nodes/add', {
-      name: 'edge', scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true,
-    })).json.obj.id;
+    nodeId = (
+      await post('/panel/api/nodes/add', {
+        name: 'edge',
+        scheme: 'http',
+        address: '127.0.0.1',
+        port: remote.port,
+        apiToken: remote.token,
+        allowPrivateAddress: true,
+      })
+    ).json.obj.id;
     expect((await post(`/panel/api/nodes/probe/${nodeId}`)).json.obj.status).toBe('online');
     await settle();
   });
@@ -88,26 +103,44 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
   it('creates a bound inbound on the node with its configuration; the local core never runs it', async () => {
     // A node inbound the central panel never bound: must be left alone throughout.
     expect((await rpost('/panel/api/inbounds/add', vless(33999, { remark: 'node-native' }))).json.success).toBe(true);
-    const r = await post('/panel/api/inbounds/add', vless(33001, { nodeId, remark: 'edge-1', sniffing: { enabled: true, destOverride: ['http', 'tls'] } }));
+    const r = await post(
+      '/panel/api/inbounds/add',
+      vless(33001, { nodeId, remark: 'edge-1', sniffing: { enabled: true, destOverride: ['http', 'tls'] } }),
+    );
     expect(r.json.success).toBe(true);
     ib = r.json.obj.id;
     await settle();
     const on = (await remoteInbounds()).find((x) => x.port === 33001);
-    expect(on).toMatchObject({ tag: 'inbound-33001', protocol: 'vless', remark: 'edge-1', enable: true, nodeId: null,
-      sniffing: { enabled: true, destOverride: ['http', 'tls'] }, streamSettings: { network: 'tcp', security: 'none' } });
-    const cfg = await t.services.core.configJson() as { inbounds: { tag: string }[] };
+    expect(on).toMatchObject({
+      tag: 'inbound-33001',
+      protocol: 'vless',
+      remark: 'edge-1',
+      enable: true,
+      nodeId: null,
+      sniffing: { enabled: true, destOverride: ['http', 'tls'] },
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
+    const cfg = (await t.services.core.configJson()) as { inbounds: { tag: string }[] };
     expect(cfg.inbounds.map((i) => i.tag)).not.toContain(`n${nodeId}-inbound-33001`);
   });
 
   it('pushes a client added to it, and inbound updates and enable/disable', async () => {
-    expect((await post('/panel/api/clients/add', { client: { email: 'ann', totalGB: 10_000 }, inboundIds: [ib] })).json.success).toBe(true);
+    expect(
+      (await post('/panel/api/clients/add', { client: { email: 'ann', totalGB: 10_000 }, inboundIds: [ib] })).json
+        .success,
+    ).toBe(true);
     await settle();
     const remoteIb = (await remoteInbounds()).find((x) => x.port === 33001)!;
     expect(await remoteClient('ann')).toMatchObject({ email: 'ann', totalGB: 10_000, inboundIds: [remoteIb.id] });
 
-    expect((await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId, remark: 'edge-renamed' }))).json.success).toBe(true);
+    expect(
+      (await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId, remark: 'edge-renamed' }))).json.success,
+    ).toBe(true);
     await settle();
-    expect((await remoteInbounds()).find((x) => x.id === remoteIb.id)).toMatchObject({ remark: 'edge-renamed', enable: true });
+    expect((await remoteInbounds()).find((x) => x.id === remoteIb.id)).toMatchObject({
+      remark: 'edge-renamed',
+      enable: true,
+    });
     expect((await post(`/panel/api/inbounds/setEnable/${ib}`, { enable: false })).json.success).toBe(true);
     await settle();
     expect((await remoteInbounds()).find((x) => x.id === remoteIb.id)).toMatchObject({ enable: false });
@@ -118,7 +151,9 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect((await remoteClient('ann')).inboundIds).toEqual([remoteIb.id]);
     // One client's change reads that client on the node, not the node's whole client list.
     remote.seen.length = 0;
-    expect((await post('/panel/api/clients/update/ann', { email: 'ann', totalGB: 10_000, comment: 'one' })).json.success).toBe(true);
+    expect(
+      (await post('/panel/api/clients/update/ann', { email: 'ann', totalGB: 10_000, comment: 'one' })).json.success,
+    ).toBe(true);
     await settle();
     expect(await remoteClient('ann')).toMatchObject({ comment: 'one' });
     const paths = remote.seen.map((x) => x.path);
@@ -131,7 +166,9 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     const local = (await post('/panel/api/inbounds/add', vless(33500))).json.obj.id;
     await settle();
     remote.seen.length = 0;
-    expect((await post(`/panel/api/inbounds/update/${local}`, vless(33500, { remark: 'local-edit' }))).json.success).toBe(true);
+    expect(
+      (await post(`/panel/api/inbounds/update/${local}`, vless(33500, { remark: 'local-edit' }))).json.success,
+    ).toBe(true);
     await post(`/panel/api/inbounds/setEnable/${local}`, { enable: false });
     await settle();
     expect(remote.seen).toEqual([]);
@@ -140,22 +177,30 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
   });
 
   it('moves the inbound with its clients when nodeId changes (node -> local -> node)', async () => {
-    expect((await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId: null, remark: 'now-local' }))).json.success).toBe(true);
+    expect(
+      (await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId: null, remark: 'now-local' }))).json
+        .success,
+    ).toBe(true);
     await settle();
     expect((await remoteInbounds()).find((x) => x.port === 33001)).toBeUndefined();
     expect(await remoteClient('ann')).toBeNull(); // it was only there through that inbound
     const local = (await get(`/panel/api/inbounds/get/${ib}`)).json.obj;
-    let cfg = await t.services.core.configJson() as { inbounds: { tag: string }[] };
+    let cfg = (await t.services.core.configJson()) as { inbounds: { tag: string }[] };
     expect(cfg.inbounds.map((i) => i.tag)).toContain(local.tag);
-    const moved = t.emitted.filter((e) => e.name === 'clients.changed').map((e) => e.payload as any).at(-1);
+    const moved = t.emitted
+      .filter((e) => e.name === 'clients.changed')
+      .map((e) => e.payload as any)
+      .at(-1);
     expect(moved).toMatchObject({ action: 'inboundMove', emails: ['ann'] });
 
-    expect((await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId, remark: 'back' }))).json.success).toBe(true);
+    expect(
+      (await post(`/panel/api/inbounds/update/${ib}`, vless(33001, { nodeId, remark: 'back' }))).json.success,
+    ).toBe(true);
     await settle();
     const again = (await remoteInbounds()).find((x) => x.port === 33001);
     expect(again).toMatchObject({ remark: 'back' });
     expect(await remoteClient('ann')).toMatchObject({ inboundIds: [again.id] });
-    cfg = await t.services.core.configJson() as { inbounds: { tag: string }[] };
+    cfg = (await t.services.core.configJson()) as { inbounds: { tag: string }[] };
     expect(cfg.inbounds.map((i) => i.tag).filter((x) => x.includes('33001'))).toEqual([]);
     expect((await remoteInbounds()).some((x) => x.remark === 'node-native')).toBe(true);
   });
@@ -209,13 +254,20 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
 
   it('shows node clients online with lastOnline, and in the node roll-up', async () => {
     // The node's core moves ann's bytes; the node's own tick records it online.
-    remote.t.core.stats = [{ name: 'user>>>ann>>>traffic>>>uplink', value: 10 }, { name: 'user>>>ann>>>traffic>>>downlink', value: 20 }];
+    remote.t.core.stats = [
+      { name: 'user>>>ann>>>traffic>>>uplink', value: 10 },
+      { name: 'user>>>ann>>>traffic>>>downlink', value: 20 },
+    ];
     await remote.t.services.traffic.tick();
     await pull();
     expect((await post('/panel/api/clients/onlines')).json.obj).toContain('ann');
     const last = (await post('/panel/api/clients/lastOnline')).json.obj;
     expect(last.ann).toBeGreaterThan(0);
-    expect((await get(`/panel/api/nodes/get/${nodeId}`)).json.obj).toMatchObject({ inboundCount: 1, clientCount: 1, onlineCount: 1 });
+    expect((await get(`/panel/api/nodes/get/${nodeId}`)).json.obj).toMatchObject({
+      inboundCount: 1,
+      clientCount: 1,
+      onlineCount: 1,
+    });
     const stats = t.emitted.filter((e) => e.name === 'traffic.tick').map((e) => e.payload as any);
     expect(stats.some((p) => p.clients.some((c: any) => c.email === 'ann' && c.up === 10 && c.down === 20))).toBe(true);
     expect(t.services.traffic.onlines()).toContain('ann');
@@ -288,12 +340,19 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
 
   it('a node that dies part-way through a batch, then stays away an hour, converges with nothing lost or resurrected', async () => {
     const remoteIb = (await remoteInbounds()).find((x) => x.port === 33001)!;
-    const items = Array.from({ length: 60 }, (_, i) => ({ client: { email: `h${i}`, totalGB: 1000 }, inboundIds: [ib] }));
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      client: { email: `h${i}`, totalGB: 1000 },
+      inboundIds: [ib],
+    }));
     expect((await post('/panel/api/clients/bulkCreate', items)).json.success).toBe(true);
     await settle();
     // 60 quota changes pushed one by one: the node dies after a dozen calls of that batch.
     net.sw.failAfter = 12;
-    const adj = await post('/panel/api/clients/bulkAdjust', { emails: items.map((x) => x.client.email), addDays: 0, addBytes: 500 });
+    const adj = await post('/panel/api/clients/bulkAdjust', {
+      emails: items.map((x) => x.client.email),
+      addDays: 0,
+      addBytes: 500,
+    });
     expect(adj.json.obj.adjusted).toBe(60);
     await settle();
     expect(t.services.nodePusher.stats()[nodeId]!.lastError).toMatch(/ECONNREFUSED/);
@@ -306,7 +365,9 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     t.clock.advance(3_600_000);
     remote.t.clock.advance(3_600_000);
     expect((await post('/panel/api/clients/del/h0')).json.success).toBe(true);
-    expect((await post('/panel/api/clients/update/h1', { email: 'h1', comment: 'while away', totalGB: 1500 })).json.success).toBe(true);
+    expect(
+      (await post('/panel/api/clients/update/h1', { email: 'h1', comment: 'while away', totalGB: 1500 })).json.success,
+    ).toBe(true);
     const beaBefore = await centralTraffic('bea');
     const beaNode = (await remoteClient('bea')).traffic;
     await nodeCounts('bea', beaNode.up + 700, beaNode.down + 800);
@@ -322,7 +383,12 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect(await centralTraffic('bea')).toEqual({ up: beaBefore!.up + 700, down: beaBefore!.down + 800 });
     const list = (await call(remote.t, 'GET', '/panel/api/clients/list', undefined, rs)).json.obj as any[];
     const hs = list.filter((c) => /^h\d+$/.test(c.email));
-    expect(hs.map((c) => c.email).sort()).toEqual(items.slice(1).map((x) => x.client.email).sort());
+    expect(hs.map((c) => c.email).sort()).toEqual(
+      items
+        .slice(1)
+        .map((x) => x.client.email)
+        .sort(),
+    );
     expect(hs.every((c) => c.inboundIds.includes(remoteIb.id))).toBe(true);
     expect(list.find((c) => c.email === 'h1')).toMatchObject({ comment: 'while away' });
     expect(hs.every((c) => c.totalGB === 1500)).toBe(true);
@@ -335,7 +401,10 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     await settle();
     expect((await remoteInbounds()).find((x) => x.port === 33001)).toBeUndefined();
     expect(await remoteClient('bea')).toBeNull();
-    const changed = t.emitted.slice(before).filter((e) => e.name === 'clients.changed').map((e) => e.payload as any);
+    const changed = t.emitted
+      .slice(before)
+      .filter((e) => e.name === 'clients.changed')
+      .map((e) => e.payload as any);
     expect(changed).toContainEqual({ action: 'inboundDel', emails: expect.arrayContaining(['ann', 'bea']) });
     expect((await remoteInbounds()).some((x) => x.remark === 'node-native')).toBe(true);
   });

@@ -16,12 +16,37 @@ import { serveApp, type RemotePanel } from './nodes-remote.js';
 function selfSigned(dir: string, name: string): { key: string; cert: string } {
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.crt`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert,
-    '-days', '2', '-subj', '/CN=node.test', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=node.test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
 }
 
-const close = (s: ServerType) => new Promise<void>((r) => { s.close(() => r()); (s as any).closeAllConnections?.(); });
+const close = (s: ServerType) =>
+  new Promise<void>((r) => {
+    s.close(() => r());
+    (s as any).closeAllConnections?.();
+  });
 
 describe.each(testDatabases())('https node trust on $name', (db) => {
   let t: TestApp;
@@ -44,7 +69,12 @@ describe.each(testDatabases())('https node trust on $name', (db) => {
     await node.services.status.tick();
     server = await serveApp(node, seen, { tls: first });
     port = (server.address() as AddressInfo).port;
-    t = await createTestApp(db, { deps: { http: createGuardedFetch(), pusherOptions: { coalesceMs: 5, baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 } } });
+    t = await createTestApp(db, {
+      deps: {
+        http: createGuardedFetch(),
+        pusherOptions: { coalesceMs: 5, baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 2 },
+      },
+    });
     s = await login(t);
   });
   afterAll(async () => {
@@ -70,8 +100,12 @@ describe.each(testDatabases())('https node trust on $name', (db) => {
   it('pin accepts the node whose key matches; a wrong or missing pin is refused', async () => {
     const ok = (await post('/panel/api/nodes/test', { ...conn(), tlsMode: 'pin', tlsPin: `sha256/${pin}` })).json.obj;
     expect(ok).toMatchObject({ status: 'online', cpuPct: 50, tlsPin: pin });
-    expect((await post('/panel/api/nodes/add', { name: 'x', ...conn(), tlsMode: 'pin' })).json.msg).toMatch(/tlsPin: is required/);
-    expect((await post('/panel/api/nodes/add', { name: 'x', ...conn(), tlsMode: 'pin', tlsPin: 'abc' })).json.msg).toMatch(/tlsPin: must be the base64/);
+    expect((await post('/panel/api/nodes/add', { name: 'x', ...conn(), tlsMode: 'pin' })).json.msg).toMatch(
+      /tlsPin: is required/,
+    );
+    expect(
+      (await post('/panel/api/nodes/add', { name: 'x', ...conn(), tlsMode: 'pin', tlsPin: 'abc' })).json.msg,
+    ).toMatch(/tlsPin: must be the base64/);
     expect((await post('/panel/api/nodes/test', { ...conn(), tlsMode: 'skip' })).json.obj.status).toBe('online');
   });
 

@@ -16,8 +16,16 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
   const post = (path: string, body?: unknown) => call(t, 'POST', path, body, s);
   const get = (path: string) => call(t, 'GET', path, undefined, s);
   const nodeBody = (extra: Record<string, unknown> = {}) => ({
-    name: 'edge-1', remark: 'first', scheme: 'http', address: '127.0.0.1', port: remote.port, basePath: '/',
-    apiToken: remote.token, enable: true, allowPrivateAddress: true, ...extra,
+    name: 'edge-1',
+    remark: 'first',
+    scheme: 'http',
+    address: '127.0.0.1',
+    port: remote.port,
+    basePath: '/',
+    apiToken: remote.token,
+    enable: true,
+    allowPrivateAddress: true,
+    ...extra,
   });
   const snapshot = async () => JSON.stringify((await get(`${N}/list`)).json.obj);
 
@@ -67,10 +75,24 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
     const n = r.json.obj;
     id = n.id;
     expect(n).toMatchObject({
-      name: 'edge-1', remark: 'first', scheme: 'http', address: '127.0.0.1', port: remote.port, basePath: '/',
-      enable: true, allowPrivateAddress: true, status: 'unknown', lastHeartbeat: 0, apiToken: '', hasApiToken: true,
-      inboundCount: 0, clientCount: 0, onlineCount: 0, depletedCount: 0,
-      createdAt: Math.floor(t.clock.now() / 1000), updatedAt: Math.floor(t.clock.now() / 1000),
+      name: 'edge-1',
+      remark: 'first',
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: remote.port,
+      basePath: '/',
+      enable: true,
+      allowPrivateAddress: true,
+      status: 'unknown',
+      lastHeartbeat: 0,
+      apiToken: '',
+      hasApiToken: true,
+      inboundCount: 0,
+      clientCount: 0,
+      onlineCount: 0,
+      depletedCount: 0,
+      createdAt: Math.floor(t.clock.now() / 1000),
+      updatedAt: Math.floor(t.clock.now() / 1000),
     });
     for (const path of [`${N}/list`, `${N}/get/${id}`]) {
       const res = await get(path);
@@ -86,7 +108,13 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
     const dup = await post(`${N}/add`, nodeBody({ name: 'EDGE-1' }));
     expect(dup.json).toMatchObject({ success: false });
     expect(dup.json.msg).toMatch(/already exists/);
-    for (const [method, path] of [['GET', `${N}/get/999`], ['POST', `${N}/del/999`], ['POST', `${N}/probe/999`], ['GET', `${N}/get/abc`], ['GET', `${N}/get/0`]] as const) {
+    for (const [method, path] of [
+      ['GET', `${N}/get/999`],
+      ['POST', `${N}/del/999`],
+      ['POST', `${N}/probe/999`],
+      ['GET', `${N}/get/abc`],
+      ['GET', `${N}/get/0`],
+    ] as const) {
       const r = await call(t, method, path, undefined, s);
       expect(r.json.success, path).toBe(false);
     }
@@ -99,12 +127,24 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
     remote.seen.length = 0;
     const r = await post(`${N}/probe/${id}`);
     expect(r.json.success).toBe(true);
-    expect(r.json.obj).toMatchObject({ status: 'online', cpuPct: 50, memPct: 25, panelVersion: 'v0.1.0', coreVersion: '1.8.24', error: '' });
+    expect(r.json.obj).toMatchObject({
+      status: 'online',
+      cpuPct: 50,
+      memPct: 25,
+      panelVersion: 'v0.1.0',
+      coreVersion: '1.8.24',
+      error: '',
+    });
     expect(r.json.obj.latencyMs).toBeGreaterThan(0);
     expect(remote.seen).toEqual([{ path: '/panel/api/server/status', auth: `Bearer ${remote.token}` }]);
     const n = (await get(`${N}/get/${id}`)).json.obj;
     expect(n).toMatchObject({
-      status: 'online', cpuPct: 50, memPct: 25, panelVersion: 'v0.1.0', coreVersion: '1.8.24', lastError: '',
+      status: 'online',
+      cpuPct: 50,
+      memPct: 25,
+      panelVersion: 'v0.1.0',
+      coreVersion: '1.8.24',
+      lastError: '',
       lastHeartbeat: Math.floor(t.clock.now() / 1000),
     });
     expect(n.latencyMs).toBe(r.json.obj.latencyMs);
@@ -125,7 +165,9 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
     expect(wide.length).toBeGreaterThanOrEqual(1);
     expect(wide.every((p: any) => p.v === 25)).toBe(true);
     expect((await get(`${N}/history/${id}/disk/30`)).json).toMatchObject({ success: false });
-    expect((await get(`${N}/history/${id}/cpu/7`)).json.msg).toMatch(/^bucket: must be one of 2, 30, 60, 120, 180, 300/);
+    expect((await get(`${N}/history/${id}/cpu/7`)).json.msg).toMatch(
+      /^bucket: must be one of 2, 30, 60, 120, 180, 300/,
+    );
     expect((await get(`${N}/history/${id}/cpu/abc`)).json.success).toBe(false);
     expect((await get(`${N}/history/999/cpu/30`)).json.msg).toMatch(/node 999 not found/);
   });
@@ -144,7 +186,12 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
     expect(n.status).toBe('offline');
     expect(n.lastError).toMatch(/refused/);
     // A name that resolves to loopback is refused too.
-    const named = await post(`${N}/test`, { scheme: 'http', address: 'localhost', port: remote.port, apiToken: remote.token });
+    const named = await post(`${N}/test`, {
+      scheme: 'http',
+      address: 'localhost',
+      port: remote.port,
+      apiToken: remote.token,
+    });
     expect(named.json.obj.status).toBe('offline');
     expect(named.json.obj.error).toMatch(/refused/);
     expect(remote.seen).toEqual([]);
@@ -155,16 +202,47 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
 
   it('tests connection details without saving: wrong token is an error, a closed port is offline', async () => {
     const before = await snapshot();
-    const good = await post(`${N}/test`, { scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true });
+    const good = await post(`${N}/test`, {
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: remote.port,
+      apiToken: remote.token,
+      allowPrivateAddress: true,
+    });
     expect(good.json.obj).toMatchObject({ status: 'online', cpuPct: 70 });
-    const bad = await post(`${N}/test`, { scheme: 'http', address: '127.0.0.1', port: remote.port, apiToken: 'wrong-token', allowPrivateAddress: true });
+    const bad = await post(`${N}/test`, {
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: remote.port,
+      apiToken: 'wrong-token',
+      allowPrivateAddress: true,
+    });
     expect(bad.json.obj.status).toBe('error');
     expect(bad.json.obj.error).toMatch(/401.*apiToken/);
-    const path = await post(`${N}/test`, { scheme: 'http', address: '127.0.0.1', port: remote.port, basePath: '/nope/', apiToken: remote.token, allowPrivateAddress: true });
+    const path = await post(`${N}/test`, {
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: remote.port,
+      basePath: '/nope/',
+      apiToken: remote.token,
+      allowPrivateAddress: true,
+    });
     expect(path.json.obj.status).toBe('error');
-    const tls = await post(`${N}/test`, { scheme: 'https', address: '127.0.0.1', port: remote.port, apiToken: remote.token, allowPrivateAddress: true });
+    const tls = await post(`${N}/test`, {
+      scheme: 'https',
+      address: '127.0.0.1',
+      port: remote.port,
+      apiToken: remote.token,
+      allowPrivateAddress: true,
+    });
     expect(tls.json.obj.status).toBe('offline');
-    const closed = await post(`${N}/test`, { scheme: 'http', address: '127.0.0.1', port: 1, apiToken: 'x', allowPrivateAddress: true });
+    const closed = await post(`${N}/test`, {
+      scheme: 'http',
+      address: '127.0.0.1',
+      port: 1,
+      apiToken: 'x',
+      allowPrivateAddress: true,
+    });
     expect(closed.json.obj.status).toBe('offline');
     expect((await post(`${N}/test`, { address: '127.0.0.1' })).json.msg).toMatch(/^port: /);
     expect(await snapshot()).toBe(before);
@@ -189,18 +267,37 @@ describe.each(testDatabases())('nodes API on $name', (db) => {
 
   it('rolls up inbounds, clients, online and depleted per node; delete leaves bound inbounds in place', async () => {
     const ib = await post('/panel/api/inbounds/add', {
-      port: 31001, protocol: 'vless', nodeId: id, settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' },
+      port: 31001,
+      protocol: 'vless',
+      nodeId: id,
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
     });
     expect(ib.json.success).toBe(true);
-    const local = await post('/panel/api/inbounds/add', { port: 31002, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' } });
+    const local = await post('/panel/api/inbounds/add', {
+      port: 31002,
+      protocol: 'vless',
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
     const ibId = ib.json.obj.id;
     const now = t.clock.now();
-    for (const [email, extra] of [['a@n', {}], ['b@n', {}], ['c@n', { expiryTime: now - 1000 }]] as const) {
-      expect((await post('/panel/api/clients/add', { client: { email, ...extra }, inboundIds: [ibId, local.json.obj.id] })).json.success).toBe(true);
+    for (const [email, extra] of [
+      ['a@n', {}],
+      ['b@n', {}],
+      ['c@n', { expiryTime: now - 1000 }],
+    ] as const) {
+      expect(
+        (await post('/panel/api/clients/add', { client: { email, ...extra }, inboundIds: [ibId, local.json.obj.id] }))
+          .json.success,
+      ).toBe(true);
     }
     await post('/panel/api/clients/add', { client: { email: 'local-only' }, inboundIds: [local.json.obj.id] });
     await t.store.traffic.enforce(now, 'all'); // c@n depleted
-    await t.store.traffic.applyDeltas({ clients: [{ email: 'a@n', up: 10, down: 10 }], inbounds: [], outbounds: [] }, now);
+    await t.store.traffic.applyDeltas(
+      { clients: [{ email: 'a@n', up: 10, down: 10 }], inbounds: [], outbounds: [] },
+      now,
+    );
     const n = (await get(`${N}/get/${id}`)).json.obj;
     expect(n).toMatchObject({ inboundCount: 1, clientCount: 3, onlineCount: 1, depletedCount: 1 });
     const listed = (await get(`${N}/list`)).json.obj.find((x: any) => x.id === id);

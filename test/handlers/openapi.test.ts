@@ -32,7 +32,9 @@ describe.each(testDatabases())('OpenAPI document on $name', (db) => {
     expect(r.status).toBe(200);
     doc = r.json;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('is served behind the panel authentication (404 without credentials, 200 with a session)', async () => {
     const anon = await call(t, 'GET', DOC);
@@ -49,15 +51,23 @@ describe.each(testDatabases())('OpenAPI document on $name', (db) => {
   });
 
   it('names every registered route of the panel app, and no route that does not exist', () => {
-    const registered = new Set(registeredRoutes(t.app)
-      .map((r) => `${r.method} ${openApiPath(r.path)}`)
-      .filter((k) => !NOT_DOCUMENTED.some((re) => re.test(k.split(' ')[1]!))));
+    const registered = new Set(
+      registeredRoutes(t.app)
+        .map((r) => `${r.method} ${openApiPath(r.path)}`)
+        .filter((k) => !NOT_DOCUMENTED.some((re) => re.test(k.split(' ')[1]!))),
+    );
     const documented = new Set<string>();
     for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
       for (const m of METHODS) if (item[m]) documented.add(`${m.toUpperCase()} ${path}`);
     }
-    expect([...registered].filter((k) => !documented.has(k)), 'registered but not documented').toEqual([]);
-    expect([...documented].filter((k) => !registered.has(k)), 'documented but not registered').toEqual([]);
+    expect(
+      [...registered].filter((k) => !documented.has(k)),
+      'registered but not documented',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((k) => !registered.has(k)),
+      'documented but not registered',
+    ).toEqual([]);
     expect(documented.size).toBeGreaterThan(80);
   });
 
@@ -66,7 +76,11 @@ describe.each(testDatabases())('OpenAPI document on $name', (db) => {
     const schema = add.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(['msg', 'obj', 'success']);
     const body = add.requestBody.content;
-    expect(Object.keys(body).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    expect(Object.keys(body).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
     expect(JSON.stringify(body['application/json'].schema)).toContain('inboundIds');
     expect(add.responses['404']).toBeDefined();
     expect(doc.paths['/login'].post.security).toEqual([]);

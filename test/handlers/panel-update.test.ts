@@ -29,9 +29,14 @@ beforeAll(async () => {
       res.end(feed.status === 200 ? JSON.stringify(feed.releases) : '{"message":"nope"}');
       return;
     }
-    if (p === '/me/panel/releases/download/v0.3.0/proxy-panel-0.3.0.tar.gz') { res.end(ARCHIVE); return; }
+    if (p === '/me/panel/releases/download/v0.3.0/proxy-panel-0.3.0.tar.gz') {
+      res.end(ARCHIVE);
+      return;
+    }
     if (p === '/me/panel/releases/download/v0.3.0/proxy-panel-0.3.0.tar.gz.sha256') {
-      res.end(`${feed.badSum ? '00'.repeat(32) : createHash('sha256').update(ARCHIVE).digest('hex')}  proxy-panel-0.3.0.tar.gz\n`);
+      res.end(
+        `${feed.badSum ? '00'.repeat(32) : createHash('sha256').update(ARCHIVE).digest('hex')}  proxy-panel-0.3.0.tar.gz\n`,
+      );
       return;
     }
     res.writeHead(404);
@@ -46,7 +51,12 @@ describe.each(testDatabases())('panel update on $name', (db) => {
   let t: TestApp;
   let s: Session;
   let dataDir: string;
-  const rec = { staged: [] as { version: string; bytes: number }[], handed: [] as unknown[], unavailable: null as string | null, stageError: '' };
+  const rec = {
+    staged: [] as { version: string; bytes: number }[],
+    handed: [] as unknown[],
+    unavailable: null as string | null,
+    stageError: '',
+  };
   const installer: PanelInstaller = {
     unavailable: () => rec.unavailable,
     assetName: (v) => `proxy-panel-${v}.tar.gz`,
@@ -55,18 +65,37 @@ describe.each(testDatabases())('panel update on $name', (db) => {
       rec.staged.push({ version, bytes: archive.length });
       return { dir: `/prefix/releases/${version}` };
     },
-    async handOver(input) { rec.handed.push(input); },
-    async lastResult() { return { result: 'updated', from: '0.0.9', to: '0.1.0', at: 1 }; },
+    async handOver(input) {
+      rec.handed.push(input);
+    },
+    async lastResult() {
+      return { result: 'updated', from: '0.0.9', to: '0.1.0', at: 1 };
+    },
   };
 
   beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'panel-update-h-'));
     Object.assign(rec, { staged: [], handed: [], unavailable: null, stageError: '' });
-    Object.assign(feed, { status: 200, badSum: false, hits: 0, releases: [{ tag_name: 'v0.1.0' }, { tag_name: 'v0.3.0' }, { tag_name: 'v0.9.0', prerelease: true }, { tag_name: 'v1.0.0', draft: true }] });
+    Object.assign(feed, {
+      status: 200,
+      badSum: false,
+      hits: 0,
+      releases: [
+        { tag_name: 'v0.1.0' },
+        { tag_name: 'v0.3.0' },
+        { tag_name: 'v0.9.0', prerelease: true },
+        { tag_name: 'v1.0.0', draft: true },
+      ],
+    });
     t = await createTestApp(db, {
       deps: {
         http: createGuardedFetch({ allowPrivate: true }),
-        serverTools: { installer, host: createServerHost({ dataDir }), panelRepo: 'me/panel', panelFeed: { api: base, download: base } },
+        serverTools: {
+          installer,
+          host: createServerHost({ dataDir }),
+          panelRepo: 'me/panel',
+          panelFeed: { api: base, download: base },
+        },
       },
     });
     s = await login(t);
@@ -79,12 +108,23 @@ describe.each(testDatabases())('panel update on $name', (db) => {
   it('getPanelUpdateInfo compares the newest stable release with the running version (cached 15 min)', async () => {
     const r = await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s);
     expect(r.json).toEqual({
-      success: true, msg: '',
-      obj: { currentVersion: '0.1.0', latestVersion: 'v0.3.0', updateAvailable: true, selfUpdate: true, message: 'v0.3.0 is available', lastUpdate: { result: 'updated', from: '0.0.9', to: '0.1.0', at: 1 } },
+      success: true,
+      msg: '',
+      obj: {
+        currentVersion: '0.1.0',
+        latestVersion: 'v0.3.0',
+        updateAvailable: true,
+        selfUpdate: true,
+        message: 'v0.3.0 is available',
+        lastUpdate: { result: 'updated', from: '0.0.9', to: '0.1.0', at: 1 },
+      },
     });
     rec.unavailable = 'not started by the launcher';
     const again = await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s);
-    expect(again.json.obj).toMatchObject({ selfUpdate: false, message: 'v0.3.0 is available; not started by the launcher' });
+    expect(again.json.obj).toMatchObject({
+      selfUpdate: false,
+      message: 'v0.3.0 is available; not started by the launcher',
+    });
     expect(feed.hits).toBe(1);
     feed.status = 500;
     t.clock.advance(CORE_VERSIONS_TTL_MS + 1);
@@ -93,7 +133,10 @@ describe.each(testDatabases())('panel update on $name', (db) => {
 
   it('says when the running version is the newest', async () => {
     feed.releases = [{ tag_name: 'v0.1.0' }, { tag_name: 'v0.0.5' }];
-    expect((await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s)).json.obj).toMatchObject({ updateAvailable: false, message: '0.1.0 is the newest release' });
+    expect((await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s)).json.obj).toMatchObject({
+      updateAvailable: false,
+      message: '0.1.0 is the newest release',
+    });
     const u = await call(t, 'POST', `${S}/updatePanel`, undefined, s);
     expect(u.json).toMatchObject({ success: false, msg: '0.1.0 is the newest release; nothing to update' });
     expect(rec.staged).toEqual([]);
@@ -111,7 +154,9 @@ describe.each(testDatabases())('panel update on $name', (db) => {
       expect(h.dbSnapshot).toMatch(/backups\/panel_before-update-0\.3\.0_\d{4}-\d\d-\d\d_\d{6}\.db$/);
       expect(existsSync(h.dbSnapshot!)).toBe(true);
     }
-    expect(t.emitted.some((e) => e.name === 'notification' && (e.payload as { title: string }).title === 'Panel update')).toBe(true);
+    expect(
+      t.emitted.some((e) => e.name === 'notification' && (e.payload as { title: string }).title === 'Panel update'),
+    ).toBe(true);
   });
 
   it('refuses a checksum mismatch, a staging failure and a panel that cannot update itself, changing nothing', async () => {
@@ -122,9 +167,13 @@ describe.each(testDatabases())('panel update on $name', (db) => {
     feed.badSum = false;
     rec.stageError = 'its migrations check failed: 2 migration(s) unknown';
     const stage = await call(t, 'POST', `${S}/updatePanel`, undefined, s);
-    expect(stage.json.msg).toBe('panel v0.3.0: its migrations check failed: 2 migration(s) unknown; nothing was changed');
+    expect(stage.json.msg).toBe(
+      'panel v0.3.0: its migrations check failed: 2 migration(s) unknown; nothing was changed',
+    );
     rec.unavailable = 'this panel was not started by its launcher';
-    expect((await call(t, 'POST', `${S}/updatePanel`, undefined, s)).json.msg).toBe('this panel was not started by its launcher');
+    expect((await call(t, 'POST', `${S}/updatePanel`, undefined, s)).json.msg).toBe(
+      'this panel was not started by its launcher',
+    );
     expect(rec.handed).toEqual([]);
   });
 });

@@ -4,17 +4,27 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { call, createTestApp, login, type Session, type TestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { createGuardedFetch } from '../../host-agent/guarded-fetch.js';
-import { GOOD_LICENSE, startStandins, TUNNEL_PEER_KEY, VPN_PRIVATE_KEY, VPN_TOKEN, type Standins } from '../support/provider-standins.js';
+import {
+  GOOD_LICENSE,
+  startStandins,
+  TUNNEL_PEER_KEY,
+  VPN_PRIVATE_KEY,
+  VPN_TOKEN,
+  type Standins,
+} from '../support/provider-standins.js';
 import { x25519PublicKey } from '../../domain/keys/x25519.js';
 
 const A = '/panel/core/provider-a';
 const B = '/panel/core/provider-b';
 let w: Standins;
-beforeAll(async () => { w = await startStandins(); });
+beforeAll(async () => {
+  w = await startStandins();
+});
 afterAll(() => w.close());
 
 const form = (o: Record<string, string>) => new URLSearchParams(o);
-const pubOf = async (priv: string) => Buffer.from(await x25519PublicKey(new Uint8Array(Buffer.from(priv, 'base64')))).toString('base64');
+const pubOf = async (priv: string) =>
+  Buffer.from(await x25519PublicKey(new Uint8Array(Buffer.from(priv, 'base64')))).toString('base64');
 
 describe.each(testDatabases())('provider integrations on $name', (db) => {
   let t: TestApp;
@@ -57,7 +67,12 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect(sent.key).toBe(r.json.obj.account.publicKey);
       expect(sent.tos).toBe('2026-11-22T12:00:00.000Z');
       const dev = [...w.tunnel.devices.values()][0]!;
-      expect(r.json.obj.account).toMatchObject({ registered: true, deviceId: dev.id, license: '****s4Rr', accountType: 'free' });
+      expect(r.json.obj.account).toMatchObject({
+        registered: true,
+        deviceId: dev.id,
+        license: '****s4Rr',
+        accountType: 'free',
+      });
       expect(r.json.obj.outbound.settings.secretKey).not.toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
       const tpl = await template();
@@ -65,8 +80,16 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect(ob).toMatchObject({
         protocol: 'wireguard',
         settings: {
-          address: ['172.16.0.2/32', '2606:4700:110:8d8e:6d4e:2a10:bb63:1f8f/128'], reserved: [193, 83, 57], mtu: 1420,
-          peers: [{ publicKey: TUNNEL_PEER_KEY, endpoint: 'engage.cloudflareclient.com:2408', allowedIPs: ['0.0.0.0/0', '::/0'] }],
+          address: ['172.16.0.2/32', '2606:4700:110:8d8e:6d4e:2a10:bb63:1f8f/128'],
+          reserved: [193, 83, 57],
+          mtu: 1420,
+          peers: [
+            {
+              publicKey: TUNNEL_PEER_KEY,
+              endpoint: 'engage.cloudflareclient.com:2408',
+              allowedIPs: ['0.0.0.0/0', '::/0'],
+            },
+          ],
         },
       });
       // The key in the template is the private half of the registered public key.
@@ -93,17 +116,24 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect(bodies.join('')).not.toContain(priv);
     });
 
-    it('license applies a licence key, passes the service\'s refusal on, and needs a registration', async () => {
+    it("license applies a licence key, passes the service's refusal on, and needs a registration", async () => {
       const none = await post(`${A}/license`, form({ license: GOOD_LICENSE }));
       expect(none.json).toMatchObject({ success: false, msg: 'provider-a: not registered (call reg first)' });
       await post(`${A}/reg`, form({}));
       const bad = await post(`${A}/license`, form({ license: 'Aa1Bb2Cc-Dd3Ee4Ff-Gg5Hh6Ii' }));
-      expect(bad.json).toMatchObject({ success: false, msg: 'provider-a licence: the service answered HTTP 400: Invalid license' });
+      expect(bad.json).toMatchObject({
+        success: false,
+        msg: 'provider-a licence: the service answered HTTP 400: Invalid license',
+      });
       const short = await post(`${A}/license`, form({ license: 'short' }));
       expect(short.json.msg).toMatch(/^license: must be a licence key/);
       const good = await post(`${A}/license`, form({ license: GOOD_LICENSE }));
       expect(good.json.success).toBe(true);
-      expect(good.json.obj.account).toMatchObject({ license: `****${GOOD_LICENSE.slice(-4)}`, accountType: 'limited', outboundTag: 'warp' });
+      expect(good.json.obj.account).toMatchObject({
+        license: `****${GOOD_LICENSE.slice(-4)}`,
+        accountType: 'limited',
+        outboundTag: 'warp',
+      });
       const put = w.tunnel.requests.filter((q) => q.method === 'PUT').at(-1)!;
       expect(put.headers.authorization).toBe(`Bearer ${[...w.tunnel.devices.values()][0]!.token}`);
       expect(bodies.join('')).not.toContain(GOOD_LICENSE);
@@ -117,7 +147,10 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect((await post('/panel/core/update', form({ coreSetting: JSON.stringify(tpl) }))).json.success).toBe(true);
       const c = await post(`${A}/config`);
       expect(c.json.success).toBe(true);
-      expect(c.json.obj).toMatchObject({ applied: true, device: { model: 'proxy-panel', enabled: true, warpEnabled: true } });
+      expect(c.json.obj).toMatchObject({
+        applied: true,
+        device: { model: 'proxy-panel', enabled: true, warpEnabled: true },
+      });
       expect((await template()).outbounds.filter((o: any) => o.tag === 'warp')).toHaveLength(1);
       // A second config changes nothing: no reload.
       const before = restarts();
@@ -125,11 +158,20 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect(restarts()).toBe(before);
 
       const d = await post(`${A}/data`);
-      expect(d.json.obj).toMatchObject({ registered: true, outboundTag: 'warp', accountType: 'free', usage: { usage: 1234567, warpPlus: true, role: 'child', quota: 0 } });
+      expect(d.json.obj).toMatchObject({
+        registered: true,
+        outboundTag: 'warp',
+        accountType: 'free',
+        usage: { usage: 1234567, warpPlus: true, role: 'child', quota: 0 },
+      });
       w.tunnel.mode = 'down';
       const down = await post(`${A}/data`);
       expect(down.json.success).toBe(true);
-      expect(down.json.obj).toMatchObject({ registered: true, usage: null, usageError: 'provider-a account: the service answered HTTP 503' });
+      expect(down.json.obj).toMatchObject({
+        registered: true,
+        usage: null,
+        usageError: 'provider-a account: the service answered HTTP 503',
+      });
     });
 
     it('del unregisters the device, forgets the account, removes the outbound and the rules routed to it', async () => {
@@ -138,7 +180,10 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       tpl.routing.rules.push({ type: 'field', domain: ['example.org'], outboundTag: 'warp' });
       await post('/panel/core/update', form({ coreSetting: JSON.stringify(tpl) }));
       const r = await post(`${A}/del`);
-      expect(r.json).toMatchObject({ success: true, obj: { wasRegistered: true, removedOutbounds: ['warp'], removedRules: 1, restarted: true } });
+      expect(r.json).toMatchObject({
+        success: true,
+        obj: { wasRegistered: true, removedOutbounds: ['warp'], removedRules: 1, restarted: true },
+      });
       expect([...w.tunnel.devices.values()][0]!.deleted).toBe(true);
       const after = await template();
       expect(after.outbounds.some((o: any) => o.tag === 'warp')).toBe(false);
@@ -156,10 +201,13 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect((await post(`${A}/data`)).json.obj).toEqual({ registered: false });
     });
 
-    it('passes the service\'s error text on, times out, and stores nothing on failure', async () => {
+    it("passes the service's error text on, times out, and stores nothing on failure", async () => {
       w.tunnel.mode = 'down';
       const down = await post(`${A}/reg`, form({}));
-      expect(down.json).toMatchObject({ success: false, msg: 'provider-a registration: the service answered HTTP 503' });
+      expect(down.json).toMatchObject({
+        success: false,
+        msg: 'provider-a registration: the service answered HTTP 503',
+      });
       w.tunnel.mode = 'slow';
       const started = Date.now();
       const slow = await post(`${A}/reg`, form({}));
@@ -176,7 +224,9 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       const r = await post(`${A}/reg`, form({}));
       expect(r.json.success).toBe(true);
       expect(r.json.obj.applied).toBe(false);
-      expect(r.json.msg).toMatch(/registered; WireGuard outbounds need the Xray core; the running core is V2Ray 4\.34\.0/);
+      expect(r.json.msg).toMatch(
+        /registered; WireGuard outbounds need the Xray core; the running core is V2Ray 4\.34\.0/,
+      );
       expect(JSON.stringify(await template())).toBe(before);
       expect((await post(`${A}/data`)).json.obj.registered).toBe(true);
     });
@@ -186,7 +236,9 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       const r = await post(`${A}/reg`, form({}));
       expect(r.json.success).toBe(true);
       expect(r.json.obj.applied).toBe(false);
-      expect(r.json.msg).toMatch(/the outbound was not added: the core rejected the config with this change: unknown field/);
+      expect(r.json.msg).toMatch(
+        /the outbound was not added: the core rejected the config with this change: unknown field/,
+      );
       t.core.rejectConfigs = null;
       expect((await template()).outbounds.some((o: any) => o.tag === 'warp')).toBe(false);
     });
@@ -207,33 +259,71 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       ]);
     });
 
-    it('servers gives the country\'s WireGuard servers with load and endpoint data, least loaded first', async () => {
+    it("servers gives the country's WireGuard servers with load and endpoint data, least loaded first", async () => {
       const r = await post(`${B}/servers`, form({ countryId: '81' }));
       expect(r.json.success).toBe(true);
       expect(r.json.obj.servers).toEqual([
-        { id: 1012, name: 'Germany #1012', hostname: 'de1012.nordvpn.com', station: '194.31.54.9', load: 7, city: 'Frankfurt', country: 'Germany', publicKey: 'kT2g5Yz4cDj9oXG7Fq1N3mPa8LrVw6sUhBeCi0dJ2xk=', endpoint: '194.31.54.9:51820' },
-        { id: 947, name: 'Germany #947', hostname: 'de947.nordvpn.com', station: '194.31.54.4', load: 41, city: 'Frankfurt', country: 'Germany', publicKey: 'SsWzsGd8JtZ2Bzi8C0AwaKOI/TAOPrcOrwTgkLqNIGs=', endpoint: '194.31.54.4:51820' },
+        {
+          id: 1012,
+          name: 'Germany #1012',
+          hostname: 'de1012.nordvpn.com',
+          station: '194.31.54.9',
+          load: 7,
+          city: 'Frankfurt',
+          country: 'Germany',
+          publicKey: 'kT2g5Yz4cDj9oXG7Fq1N3mPa8LrVw6sUhBeCi0dJ2xk=',
+          endpoint: '194.31.54.9:51820',
+        },
+        {
+          id: 947,
+          name: 'Germany #947',
+          hostname: 'de947.nordvpn.com',
+          station: '194.31.54.4',
+          load: 41,
+          city: 'Frankfurt',
+          country: 'Germany',
+          publicKey: 'SsWzsGd8JtZ2Bzi8C0AwaKOI/TAOPrcOrwTgkLqNIGs=',
+          endpoint: '194.31.54.4:51820',
+        },
       ]);
-      expect(w.vpn.requests.at(-1)!.path).toBe('/v2/servers?limit=0&filters[servers_technologies][id]=35&filters[country_id]=81');
-      expect((await post(`${B}/servers`, form({ countryId: '81/../x' }))).json.msg).toMatch(/^countryId: must be a numeric country id/);
+      expect(w.vpn.requests.at(-1)!.path).toBe(
+        '/v2/servers?limit=0&filters[servers_technologies][id]=35&filters[country_id]=81',
+      );
+      expect((await post(`${B}/servers`, form({ countryId: '81/../x' }))).json.msg).toMatch(
+        /^countryId: must be a numeric country id/,
+      );
       expect((await post(`${B}/servers`, form({}))).json.msg).toMatch(/^countryId/);
       expect((await post(`${B}/servers`, form({ countryId: '228' }))).json.obj).toEqual({ servers: [] });
     });
 
-    it('reg trades the access token for the private key; a bad token gets the service\'s answer', async () => {
+    it("reg trades the access token for the private key; a bad token gets the service's answer", async () => {
       const bad = await post(`${B}/reg`, form({ token: 'a'.repeat(64) }));
-      expect(bad.json).toMatchObject({ success: false, msg: 'provider-b credentials: the service answered HTTP 401: Unauthorized' });
+      expect(bad.json).toMatchObject({
+        success: false,
+        msg: 'provider-b credentials: the service answered HTTP 401: Unauthorized',
+      });
       const r = await post(`${B}/reg`, form({ token: VPN_TOKEN }));
       expect(r.json.success).toBe(true);
-      expect(r.json.obj).toMatchObject({ registered: true, source: 'token', hasToken: true, publicKey: await pubOf(VPN_PRIVATE_KEY), outbounds: [] });
-      expect(w.vpn.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from(`token:${VPN_TOKEN}`).toString('base64')}`);
+      expect(r.json.obj).toMatchObject({
+        registered: true,
+        source: 'token',
+        hasToken: true,
+        publicKey: await pubOf(VPN_PRIVATE_KEY),
+        outbounds: [],
+      });
+      expect(w.vpn.requests.at(-1)!.headers.authorization).toBe(
+        `Basic ${Buffer.from(`token:${VPN_TOKEN}`).toString('base64')}`,
+      );
       expect(bodies.join('')).not.toContain(VPN_TOKEN);
       expect(bodies.join('')).not.toContain(VPN_PRIVATE_KEY);
     });
 
     it('chosen servers become WireGuard outbounds with the stored key; del removes them and their rules', async () => {
       const noKey = await post(`${B}/servers`, form({ countryId: '81', serverIds: '1012' }));
-      expect(noKey.json).toMatchObject({ success: false, msg: 'provider-b: no private key yet (call reg with an access token, or setKey)' });
+      expect(noKey.json).toMatchObject({
+        success: false,
+        msg: 'provider-b: no private key yet (call reg with an access token, or setKey)',
+      });
       await post(`${B}/reg`, form({ token: VPN_TOKEN }));
       const unknown = await post(`${B}/servers`, form({ countryId: '81', serverIds: '1100' }));
       expect(unknown.json.msg).toBe('serverIds: 1100 is not a WireGuard server of country 81');
@@ -245,10 +335,25 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       expect(restarts()).toBe(before + 1);
       const tpl = await template();
       expect(tpl.outbounds.find((o: any) => o.tag === 'nord-de1012.nordvpn.com')).toEqual({
-        tag: 'nord-de1012.nordvpn.com', protocol: 'wireguard',
-        settings: { secretKey: VPN_PRIVATE_KEY, address: ['10.5.0.2/32'], peers: [{ publicKey: 'kT2g5Yz4cDj9oXG7Fq1N3mPa8LrVw6sUhBeCi0dJ2xk=', allowedIPs: ['0.0.0.0/0', '::/0'], endpoint: '194.31.54.9:51820' }], noKernelTun: false },
+        tag: 'nord-de1012.nordvpn.com',
+        protocol: 'wireguard',
+        settings: {
+          secretKey: VPN_PRIVATE_KEY,
+          address: ['10.5.0.2/32'],
+          peers: [
+            {
+              publicKey: 'kT2g5Yz4cDj9oXG7Fq1N3mPa8LrVw6sUhBeCi0dJ2xk=',
+              allowedIPs: ['0.0.0.0/0', '::/0'],
+              endpoint: '194.31.54.9:51820',
+            },
+          ],
+          noKernelTun: false,
+        },
       });
-      expect((await post(`${B}/data`)).json.obj.outbounds).toEqual(['nord-de1012.nordvpn.com', 'nord-de947.nordvpn.com']);
+      expect((await post(`${B}/data`)).json.obj.outbounds).toEqual([
+        'nord-de1012.nordvpn.com',
+        'nord-de947.nordvpn.com',
+      ]);
       // Choosing the same server again replaces it in place (no duplicate tag).
       await post(`${B}/servers`, { countryId: 81, serverIds: [1012] });
       expect((await template()).outbounds.filter((o: any) => o.tag === 'nord-de1012.nordvpn.com')).toHaveLength(1);
@@ -256,7 +361,14 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
       tpl.routing.rules.push({ type: 'field', ip: ['1.1.1.1'], outboundTag: 'nord-de947.nordvpn.com' });
       await post('/panel/core/update', form({ coreSetting: JSON.stringify(tpl) }));
       const del = await post(`${B}/del`);
-      expect(del.json).toMatchObject({ success: true, obj: { wasRegistered: true, removedOutbounds: ['nord-de1012.nordvpn.com', 'nord-de947.nordvpn.com'], removedRules: 1 } });
+      expect(del.json).toMatchObject({
+        success: true,
+        obj: {
+          wasRegistered: true,
+          removedOutbounds: ['nord-de1012.nordvpn.com', 'nord-de947.nordvpn.com'],
+          removedRules: 1,
+        },
+      });
       const after = await template();
       expect(after.outbounds.some((o: any) => String(o.tag).startsWith('nord-'))).toBe(false);
       expect(after.routing.rules.some((x: any) => String(x.outboundTag).startsWith('nord-'))).toBe(false);
@@ -264,13 +376,23 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
     });
 
     it('setKey stores a key given directly and re-keys the outbounds already in the template', async () => {
-      expect((await post(`${B}/setKey`, form({ key: 'nope' }))).json.msg).toMatch(/^key: must be a WireGuard private key/);
+      expect((await post(`${B}/setKey`, form({ key: 'nope' }))).json.msg).toMatch(
+        /^key: must be a WireGuard private key/,
+      );
       await post(`${B}/setKey`, form({ key: VPN_PRIVATE_KEY }));
       await post(`${B}/servers`, form({ countryId: '81', serverIds: '947' }));
       const other = 'UJ4y6d0uV0yZPm/0xk4c0lRyW9Q8mXr9aXxv1sB5Xm0=';
       const r = await post(`${B}/setKey`, form({ key: other }));
-      expect(r.json.obj).toMatchObject({ registered: true, source: 'key', hasToken: false, publicKey: await pubOf(other), outbounds: ['nord-de947.nordvpn.com'] });
-      expect((await template()).outbounds.find((o: any) => o.tag === 'nord-de947.nordvpn.com').settings.secretKey).toBe(other);
+      expect(r.json.obj).toMatchObject({
+        registered: true,
+        source: 'key',
+        hasToken: false,
+        publicKey: await pubOf(other),
+        outbounds: ['nord-de947.nordvpn.com'],
+      });
+      expect((await template()).outbounds.find((o: any) => o.tag === 'nord-de947.nordvpn.com').settings.secretKey).toBe(
+        other,
+      );
       expect(bodies.join('')).not.toContain(other);
     });
 
@@ -286,9 +408,14 @@ describe.each(testDatabases())('provider integrations on $name', (db) => {
 
     it('service errors and timeouts come back as the envelope', async () => {
       w.vpn.mode = 'down';
-      expect((await post(`${B}/countries`)).json).toMatchObject({ success: false, msg: 'provider-b countries: the service answered HTTP 502' });
+      expect((await post(`${B}/countries`)).json).toMatchObject({
+        success: false,
+        msg: 'provider-b countries: the service answered HTTP 502',
+      });
       w.vpn.mode = 'slow';
-      expect((await post(`${B}/servers`, form({ countryId: '81' }))).json.msg).toMatch(/^provider-b servers: request to 127\.0\.0\.1:\d+ timed out$/);
+      expect((await post(`${B}/servers`, form({ countryId: '81' }))).json.msg).toMatch(
+        /^provider-b servers: request to 127\.0\.0\.1:\d+ timed out$/,
+      );
       expect((await post(`${B}/reg`, form({ token: VPN_TOKEN }))).json.msg).toMatch(/timed out/);
       expect((await post(`${B}/data`)).json.obj).toEqual({ registered: false, outbounds: [] });
     });

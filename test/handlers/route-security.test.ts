@@ -29,7 +29,9 @@ describe.each(testDatabases())('route security walk on $name', (db) => {
     bearer = (await t.services.tokens.create('walk')).token;
     routes = registeredRoutes(t.app).filter((r) => !OPEN.has(`${r.method} ${r.path}`));
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('walks the whole panel app', () => {
     expect(routes.length).toBeGreaterThan(90);

@@ -14,7 +14,10 @@ const S = '/panel/api/server';
 let bin: string;
 beforeAll(() => {
   bin = mkdtempSync(join(tmpdir(), 'panel-journalctl-'));
-  writeFileSync(join(bin, 'journalctl'), '#!/bin/sh\necho "-- Journal begins at Mon 2026-11-23 --"\necho "2026-11-23T10:00:00+0000 host node[42]: args: $*"\necho "2026-11-23T10:00:01+0000 host node[42]: {\\"level\\":\\"warn\\",\\"msg\\":\\"from the journal\\"}"\n');
+  writeFileSync(
+    join(bin, 'journalctl'),
+    '#!/bin/sh\necho "-- Journal begins at Mon 2026-11-23 --"\necho "2026-11-23T10:00:00+0000 host node[42]: args: $*"\necho "2026-11-23T10:00:01+0000 host node[42]: {\\"level\\":\\"warn\\",\\"msg\\":\\"from the journal\\"}"\n',
+  );
   chmodSync(join(bin, 'journalctl'), 0o755);
 });
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
@@ -32,7 +35,12 @@ describe.each(testDatabases())('logs with syslog on $name', (db) => {
     const ring = new LogRing(10);
     ring.push('{"level":"warn","msg":"from the ring"}');
     t = await createTestApp(db, {
-      deps: { serverTools: { logs: ring, journal: createSystemJournal({ env, cgroup: () => '0::/system.slice/proxy-panel.service\n' }) } },
+      deps: {
+        serverTools: {
+          logs: ring,
+          journal: createSystemJournal({ env, cgroup: () => '0::/system.slice/proxy-panel.service\n' }),
+        },
+      },
     });
     s = await login(t);
   };
@@ -51,16 +59,20 @@ describe.each(testDatabases())('logs with syslog on $name', (db) => {
     expect(f.json.obj).toMatch(/-n 5 -p 3 /);
   });
 
-  it('answers with the panel\'s own log and says why when not under systemd', async () => {
+  it("answers with the panel's own log and says why when not under systemd", async () => {
     await start({ PATH: bin });
     const r = await call(t, 'POST', `${S}/logs/10`, { level: 'info', syslog: true }, s);
-    expect(r.json).toEqual({ success: true, msg: 'syslog: the panel is not running under systemd; showing the panel\'s own log instead', obj: '{"level":"warn","msg":"from the ring"}' });
+    expect(r.json).toEqual({
+      success: true,
+      msg: "syslog: the panel is not running under systemd; showing the panel's own log instead",
+      obj: '{"level":"warn","msg":"from the ring"}',
+    });
   });
 
-  it('answers with the panel\'s own log and says why when journalctl is missing', async () => {
+  it("answers with the panel's own log and says why when journalctl is missing", async () => {
     await start({ PATH: '/nonexistent', INVOCATION_ID: 'abc' });
     const r = await call(t, 'POST', `${S}/logs/10`, { syslog: true }, s);
-    expect(r.json.msg).toBe('syslog: journalctl is not installed; showing the panel\'s own log instead');
+    expect(r.json.msg).toBe("syslog: journalctl is not installed; showing the panel's own log instead");
     expect(r.json.obj).toBe('{"level":"warn","msg":"from the ring"}');
   });
 

@@ -20,12 +20,21 @@ import { DB_UPLOAD_LIMIT_BYTES } from '../../handlers/server-tools.js';
 const S = '/panel/api/server';
 const ASSET = xrayAssetName()!;
 const FAKE_XRAY = '#!/bin/sh\necho "Xray 25.10.31 (Xray, Penetrates Everything.) 0123abc (go1.25.3 linux/amd64)"\n';
-const GOOD_ZIP = makeZip([{ name: 'LICENSE', data: 'license text' }, { name: 'xray', data: FAKE_XRAY, deflate: true }, { name: 'geoip.dat', data: 'x' }]);
+const GOOD_ZIP = makeZip([
+  { name: 'LICENSE', data: 'license text' },
+  { name: 'xray', data: FAKE_XRAY, deflate: true },
+  { name: 'geoip.dat', data: 'x' },
+]);
 const NOT_XRAY_ZIP = makeZip([{ name: 'xray', data: '#!/bin/sh\necho "Something 1.0"\n' }]);
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 // ---- the fake outside world -----------------------------------------------------------------------------------
-interface Upload { chatId: string; fileName: string; data: Uint8Array; caption: string }
+interface Upload {
+  chatId: string;
+  fileName: string;
+  data: Uint8Array;
+  caption: string;
+}
 const world = {
   releasesStatus: 200,
   releaseHits: 0,
@@ -37,8 +46,12 @@ let server: Server;
 let base = '';
 
 const releases = [
-  { tag_name: 'v25.9.11' }, { tag_name: 'v25.10.31' }, { tag_name: 'v26.1.1-rc1' }, { tag_name: 'v26.2.2', draft: true },
-  { tag_name: 'v24.12.18', prerelease: true }, { tag_name: 'nightly' },
+  { tag_name: 'v25.9.11' },
+  { tag_name: 'v25.10.31' },
+  { tag_name: 'v26.1.1-rc1' },
+  { tag_name: 'v26.2.2', draft: true },
+  { tag_name: 'v24.12.18', prerelease: true },
+  { tag_name: 'nightly' },
 ];
 
 beforeAll(async () => {
@@ -47,7 +60,11 @@ beforeAll(async () => {
     const p = url.pathname;
     if (p === '/repos/XTLS/Xray-core/releases') {
       world.releaseHits++;
-      if (world.releasesStatus !== 200) { res.writeHead(world.releasesStatus, { 'content-type': 'application/json' }); res.end('{"message":"API rate limit exceeded"}'); return; }
+      if (world.releasesStatus !== 200) {
+        res.writeHead(world.releasesStatus, { 'content-type': 'application/json' });
+        res.end('{"message":"API rate limit exceeded"}');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(releases));
       return;
@@ -56,7 +73,11 @@ beforeAll(async () => {
     if (dl) {
       const [, version, file] = dl;
       const zip = version === 'v25.9.11' ? NOT_XRAY_ZIP : GOOD_ZIP;
-      if (file === ASSET) { res.writeHead(302, { location: `/objects/${version}/${file}` }); res.end(); return; }
+      if (file === ASSET) {
+        res.writeHead(302, { location: `/objects/${version}/${file}` });
+        res.end();
+        return;
+      }
       if (file === `${ASSET}.dgst`) {
         // v24.12.18 publishes a digest that does not match (a tampered or corrupted download).
         const digest = version === 'v24.12.18' ? 'ab'.repeat(32) : sha256(zip);
@@ -65,25 +86,48 @@ beforeAll(async () => {
       }
     }
     const obj = /^\/objects\/(v[\d.]+)\/(.+)$/.exec(p);
-    if (obj) { res.end(Buffer.from(obj[1] === 'v25.9.11' ? NOT_XRAY_ZIP : GOOD_ZIP)); return; }
+    if (obj) {
+      res.end(Buffer.from(obj[1] === 'v25.9.11' ? NOT_XRAY_ZIP : GOOD_ZIP));
+      return;
+    }
     const geo = /^\/Loyalsoldier\/v2ray-rules-dat\/releases\/latest\/download\/(geoip|geosite)\.dat$/.exec(p);
     if (geo) {
-      if (world.geoStatus !== 200) { res.writeHead(world.geoStatus); res.end('nope'); return; }
+      if (world.geoStatus !== 200) {
+        res.writeHead(world.geoStatus);
+        res.end('nope');
+        return;
+      }
       res.writeHead(302, { location: `/geo-objects/${geo[1]}` });
       res.end();
       return;
     }
-    if (p.startsWith('/geo-objects/')) { res.end(`${p.slice(13)}-data`); return; }
+    if (p.startsWith('/geo-objects/')) {
+      res.end(`${p.slice(13)}-data`);
+      return;
+    }
     const tg = /^\/botTOKEN123\/sendDocument$/.exec(p);
     if (tg && req.method === 'POST') {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', async () => {
-        const form = await new Request('http://x', { method: 'POST', headers: { 'content-type': req.headers['content-type']! }, body: Buffer.concat(chunks) }).formData();
+        const form = await new Request('http://x', {
+          method: 'POST',
+          headers: { 'content-type': req.headers['content-type']! },
+          body: Buffer.concat(chunks),
+        }).formData();
         const chatId = String(form.get('chat_id'));
-        if (world.badChats.has(chatId)) { res.writeHead(400, { 'content-type': 'application/json' }); res.end('{"ok":false,"description":"Bad Request: chat not found"}'); return; }
+        if (world.badChats.has(chatId)) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end('{"ok":false,"description":"Bad Request: chat not found"}');
+          return;
+        }
         const doc = form.get('document') as File;
-        world.uploads.push({ chatId, fileName: doc.name, data: new Uint8Array(await doc.arrayBuffer()), caption: String(form.get('caption')) });
+        world.uploads.push({
+          chatId,
+          fileName: doc.name,
+          data: new Uint8Array(await doc.arrayBuffer()),
+          caption: String(form.get('caption')),
+        });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{"ok":true,"result":{}}');
       });
@@ -120,7 +164,12 @@ describe.each(testDatabases())('server tools on $name', (db) => {
         serverTools: {
           host: createServerHost({ dataDir }),
           logs: ring,
-          coreSwitch: { activate: async (path) => { activated.push(path); return { ok: true }; } },
+          coreSwitch: {
+            activate: async (path) => {
+              activated.push(path);
+              return { ok: true };
+            },
+          },
           sources: { githubApi: base, githubDownload: base },
         },
       },
@@ -132,7 +181,10 @@ describe.each(testDatabases())('server tools on $name', (db) => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const notifications = () => t.emitted.filter((e) => e.name === 'notification').map((e) => e.payload as { title: string; body: string; severity: string });
+  const notifications = () =>
+    t.emitted
+      .filter((e) => e.name === 'notification')
+      .map((e) => e.payload as { title: string; body: string; severity: string });
 
   describe('generated keys', () => {
     it('getNewUUID gives a v4 UUID string', async () => {
@@ -157,7 +209,9 @@ describe.each(testDatabases())('server tools on $name', (db) => {
     });
 
     it('getNewVlessEnc gives auths with integer ids, labels and key strings', async () => {
-      const r = await call(t, 'GET', `${S}/getNewVlessEnc`, undefined, { bearer: (await t.services.tokens.create('ci')).token });
+      const r = await call(t, 'GET', `${S}/getNewVlessEnc`, undefined, {
+        bearer: (await t.services.tokens.create('ci')).token,
+      });
       expect(r.json.success).toBe(true);
       const auths = r.json.obj.auths;
       expect(auths).toHaveLength(6);
@@ -301,20 +355,40 @@ describe.each(testDatabases())('server tools on $name', (db) => {
     });
 
     it('corelogs filters the access and error logs by keyword and direct / blocked / proxy', async () => {
-      writeFileSync(join(dataDir, 'access.log'), [
-        '2026/11/22 01:48:47 from 127.0.0.1:43936 accepted tcp:example.com:443 [in-1 -> direct] email: alice@x',
-        '2026/11/22 01:48:49 from 127.0.0.1:43937 accepted tcp:ads.example:443 [in-1 -> blocked] email: bob@x',
-        '2026/11/22 01:48:50 from 127.0.0.1:43938 accepted tcp:foo.org:443 [in-1 -> warp] email: alice@x',
-        '2026/11/22 01:48:51 from 127.0.0.1:50000 accepted tcp:127.0.0.1:62789 [api -> api]',
-        '',
-      ].join('\n'));
+      writeFileSync(
+        join(dataDir, 'access.log'),
+        [
+          '2026/11/22 01:48:47 from 127.0.0.1:43936 accepted tcp:example.com:443 [in-1 -> direct] email: alice@x',
+          '2026/11/22 01:48:49 from 127.0.0.1:43937 accepted tcp:ads.example:443 [in-1 -> blocked] email: bob@x',
+          '2026/11/22 01:48:50 from 127.0.0.1:43938 accepted tcp:foo.org:443 [in-1 -> warp] email: alice@x',
+          '2026/11/22 01:48:51 from 127.0.0.1:50000 accepted tcp:127.0.0.1:62789 [api -> api]',
+          '',
+        ].join('\n'),
+      );
       writeFileSync(join(dataDir, 'error.log'), '2026/11/22 01:48:48 [Warning] core: something odd\n');
-      const all = await call(t, 'POST', `${S}/corelogs/10`, new URLSearchParams({ filter: '', showDirect: 'true', showBlocked: 'true', showProxy: 'true' }), s);
-      expect(all.json.obj.split('\n').map((l: string) => l.slice(11, 19))).toEqual(['01:48:47', '01:48:48', '01:48:49', '01:48:50']);
+      const all = await call(
+        t,
+        'POST',
+        `${S}/corelogs/10`,
+        new URLSearchParams({ filter: '', showDirect: 'true', showBlocked: 'true', showProxy: 'true' }),
+        s,
+      );
+      expect(all.json.obj.split('\n').map((l: string) => l.slice(11, 19))).toEqual([
+        '01:48:47',
+        '01:48:48',
+        '01:48:49',
+        '01:48:50',
+      ]);
       const blockedOnly = await call(t, 'POST', `${S}/corelogs/10`, new URLSearchParams({ showBlocked: 'true' }), s);
       expect(blockedOnly.json.obj).toMatch(/ads\.example/);
       expect(blockedOnly.json.obj.split('\n')).toHaveLength(1);
-      const alice = await call(t, 'POST', `${S}/corelogs/1`, new URLSearchParams({ filter: 'alice', showDirect: 'true', showBlocked: 'true', showProxy: 'true' }), s);
+      const alice = await call(
+        t,
+        'POST',
+        `${S}/corelogs/1`,
+        new URLSearchParams({ filter: 'alice', showDirect: 'true', showBlocked: 'true', showProxy: 'true' }),
+        s,
+      );
       expect(alice.json.obj).toMatch(/foo\.org/);
       const none = await call(t, 'POST', `${S}/corelogs/10`, new URLSearchParams({}), s);
       expect(none.json).toMatchObject({ success: true, obj: '' });
@@ -324,7 +398,10 @@ describe.each(testDatabases())('server tools on $name', (db) => {
   describe('panel update', () => {
     it('says honestly that there is no self-update without an installer (the feed is test/e2e/panel-update)', async () => {
       const info = await call(t, 'GET', `${S}/getPanelUpdateInfo`, undefined, s);
-      expect(info.json).toMatchObject({ success: false, msg: 'cannot fetch the panel releases of proxy-panel/proxy-panel: HTTP 404' });
+      expect(info.json).toMatchObject({
+        success: false,
+        msg: 'cannot fetch the panel releases of proxy-panel/proxy-panel: HTTP 404',
+      });
       const up = await call(t, 'POST', `${S}/updatePanel`, undefined, s);
       expect(up.json.success).toBe(false);
       expect(up.json.msg).toMatch(/git pull, npm install, npm run build/);
@@ -372,7 +449,9 @@ describe.each(testDatabases())('server tools on $name', (db) => {
       expect(statSync(r.json.obj.backup).mode & 0o777).toBe(0o600);
       expect(statSync(join(dataDir, 'backups')).mode & 0o777).toBe(0o700);
       const kept = createClient({ url: `file:${r.json.obj.backup}` });
-      expect(String((await kept.execute("SELECT value FROM settings WHERE key = 'subTitle'")).rows[0]?.value)).toContain('mine');
+      expect(
+        String((await kept.execute("SELECT value FROM settings WHERE key = 'subTitle'")).rows[0]?.value),
+      ).toContain('mine');
       kept.close();
       expect(t.restarts).toEqual([3000]);
       // The imported database has its own session secret: the old session is gone, the imported admin logs in.
@@ -384,10 +463,23 @@ describe.each(testDatabases())('server tools on $name', (db) => {
 
     it('importDB: the paged client list shows the imported clients at once (its catalog is read again)', async () => {
       const emailsOf = async (session: Session, search: string) =>
-        (await call(t, 'GET', `/panel/api/clients/list/paged?search=${search}`, undefined, session)).json.obj.items.map((i: any) => i.email);
+        (await call(t, 'GET', `/panel/api/clients/list/paged?search=${search}`, undefined, session)).json.obj.items.map(
+          (i: any) => i.email,
+        );
       const addClient = async (app: TestApp, session: Session, port: number, email: string) => {
-        const ib = (await call(app, 'POST', '/panel/api/inbounds/add', { port, protocol: 'vless', streamSettings: { network: 'ws' } }, session)).json.obj.id;
-        expect((await call(app, 'POST', '/panel/api/clients/add', { client: { email }, inboundIds: [ib] }, session)).json.success).toBe(true);
+        const ib = (
+          await call(
+            app,
+            'POST',
+            '/panel/api/inbounds/add',
+            { port, protocol: 'vless', streamSettings: { network: 'ws' } },
+            session,
+          )
+        ).json.obj.id;
+        expect(
+          (await call(app, 'POST', '/panel/api/clients/add', { client: { email }, inboundIds: [ib] }, session)).json
+            .success,
+        ).toBe(true);
       };
       await addClient(t, s, 42001, 'mine@x');
       expect(await emailsOf(s, 'mine')).toEqual(['mine@x']);
@@ -404,10 +496,23 @@ describe.each(testDatabases())('server tools on $name', (db) => {
     });
 
     it('importDB: inbounds/get shows the imported clients at once (no settings.clients text kept from before)', async () => {
-      const ib = (await call(t, 'POST', '/panel/api/inbounds/add', { port: 42101, protocol: 'vless', streamSettings: { network: 'ws' } }, s)).json.obj.id;
-      expect((await call(t, 'POST', '/panel/api/clients/add', { client: { email: 'kept-before@x' }, inboundIds: [ib] }, s)).json.success).toBe(true);
+      const ib = (
+        await call(
+          t,
+          'POST',
+          '/panel/api/inbounds/add',
+          { port: 42101, protocol: 'vless', streamSettings: { network: 'ws' } },
+          s,
+        )
+      ).json.obj.id;
+      expect(
+        (await call(t, 'POST', '/panel/api/clients/add', { client: { email: 'kept-before@x' }, inboundIds: [ib] }, s))
+          .json.success,
+      ).toBe(true);
       const emailsOf = async (session: Session) =>
-        (await call(t, 'GET', `/panel/api/inbounds/get/${ib}`, undefined, session)).json.obj.settings.clients.map((c: any) => c.email);
+        (await call(t, 'GET', `/panel/api/inbounds/get/${ib}`, undefined, session)).json.obj.settings.clients.map(
+          (c: any) => c.email,
+        );
       expect(await emailsOf(s)).toEqual(['kept-before@x']);
       expect(await emailsOf(s)).toEqual(['kept-before@x']); // read twice: its text is kept
       // The upload holds an inbound with the same id and another client.
@@ -415,10 +520,28 @@ describe.each(testDatabases())('server tools on $name', (db) => {
       const os = await login(other);
       let otherId = 0;
       for (let port = 43001; otherId < ib; port++) {
-        otherId = (await call(other, 'POST', '/panel/api/inbounds/add', { port, protocol: 'vless', streamSettings: { network: 'ws' } }, os)).json.obj.id;
+        otherId = (
+          await call(
+            other,
+            'POST',
+            '/panel/api/inbounds/add',
+            { port, protocol: 'vless', streamSettings: { network: 'ws' } },
+            os,
+          )
+        ).json.obj.id;
       }
       expect(otherId).toBe(ib);
-      expect((await call(other, 'POST', '/panel/api/clients/add', { client: { email: 'from-upload@x' }, inboundIds: [ib] }, os)).json.success).toBe(true);
+      expect(
+        (
+          await call(
+            other,
+            'POST',
+            '/panel/api/clients/add',
+            { client: { email: 'from-upload@x' }, inboundIds: [ib] },
+            os,
+          )
+        ).json.success,
+      ).toBe(true);
       const upload = await other.store.backup.snapshot();
       await other.close();
       const form = new FormData();
@@ -457,13 +580,20 @@ describe.each(testDatabases())('server tools on $name', (db) => {
       await t.services.settings.update({ subTitle: 'untouched' });
       const big = await t.app.request(`${S}/importDB`, {
         method: 'POST',
-        headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(DB_UPLOAD_LIMIT_BYTES + 1) },
+        headers: {
+          cookie: s.cookie,
+          'x-csrf-token': s.csrf,
+          'content-type': 'multipart/form-data; boundary=x',
+          'content-length': String(DB_UPLOAD_LIMIT_BYTES + 1),
+        },
         body: '--x--',
       });
       expect(big.status).toBe(413);
       const body = await big.json();
       expect(body.success).toBe(false);
-      expect(body.msg).toBe('db: the upload is larger than the limit of 256 MiB; import a larger file on the host with `panel db import FILE`');
+      expect(body.msg).toBe(
+        'db: the upload is larger than the limit of 256 MiB; import a larger file on the host with `panel db import FILE`',
+      );
       // A 12 MiB upload is within importDB's limit (refused for what it is, not for its size) but over the others'.
       const form = new FormData();
       form.set('db', new File([new Uint8Array(12 * 1024 * 1024)], 'x.db'));

@@ -11,7 +11,11 @@ import type { Logger } from '../../handlers/context.js';
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 describe.each(testDatabases())('session on $name', (db) => {
   let t: TestApp;
@@ -21,12 +25,22 @@ describe.each(testDatabases())('session on $name', (db) => {
   beforeAll(async () => {
     t = await createTestApp(db);
     // The same services behind an app with a capturing logger, to prove passwords never reach the log.
-    const capture = (level: string) => (msg: string, fields?: Record<string, unknown>) => logLines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
-    const logger: Logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
+    const capture = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+      logLines.push(`${level} ${msg} ${JSON.stringify(fields ?? {})}`);
+    const logger: Logger = {
+      debug: capture('debug'),
+      info: capture('info'),
+      warn: capture('warn'),
+      error: capture('error'),
+    };
     app = createPanelApp({ services: t.services, clientIp: () => t.peer.ip, basePath: '/', secure: false, logger });
   });
-  afterAll(async () => { await t.close(); });
-  beforeEach(() => { t.peer.ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`; });
+  afterAll(async () => {
+    await t.close();
+  });
+  beforeEach(() => {
+    t.peer.ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+  });
 
   it('logs in with JSON: cookie HttpOnly, SameSite=Lax, path /, max-age from sessionMaxAge', async () => {
     const res = await app.request('/login', json(ADMIN));
@@ -49,7 +63,10 @@ describe.each(testDatabases())('session on $name', (db) => {
 
   it('refuses a wrong password and a wrong username with the same message, never echoing or logging the password', async () => {
     logLines.length = 0;
-    const wrongPw = await call({ ...t, app }, 'POST', '/login', { username: ADMIN.username, password: 'Hunter2-secret' });
+    const wrongPw = await call({ ...t, app }, 'POST', '/login', {
+      username: ADMIN.username,
+      password: 'Hunter2-secret',
+    });
     const wrongUser = await call({ ...t, app }, 'POST', '/login', { username: 'nobody', password: ADMIN.password });
     expect(wrongPw.json).toEqual({ success: false, msg: 'wrong username or password', obj: null });
     expect(wrongUser.json.msg).toBe(wrongPw.json.msg);
@@ -100,7 +117,10 @@ describe.each(testDatabases())('session on $name', (db) => {
     expect(forged.status).toBe(403);
     expect(forged.headers.get('set-cookie')).toBeNull();
     expect((await call(t, 'POST', '/panel/setting/all', undefined, s)).json.success).toBe(true); // still signed in
-    const foreign = await call(t, 'POST', '/logout', undefined, undefined, { cookie: s.cookie, 'x-csrf-token': 'x'.repeat(43) });
+    const foreign = await call(t, 'POST', '/logout', undefined, undefined, {
+      cookie: s.cookie,
+      'x-csrf-token': 'x'.repeat(43),
+    });
     expect(foreign.status).toBe(403);
     // Without a live session there is nothing to protect: the cookie is just cleared.
     const anonymous = await call(t, 'POST', '/logout');
@@ -121,14 +141,21 @@ describe.each(testDatabases())('session on $name', (db) => {
     beforeAll(async () => {
       s = await login(t);
       expect((await call(t, 'POST', '/getTwoFactorEnable')).json).toMatchObject({ success: true, obj: false });
-      const on = await call(t, 'POST', '/panel/setting/update', { twoFactorEnable: true, twoFactorToken: TOTP_SECRET }, s);
+      const on = await call(
+        t,
+        'POST',
+        '/panel/setting/update',
+        { twoFactorEnable: true, twoFactorToken: TOTP_SECRET },
+        s,
+      );
       expect(on.json.success).toBe(true);
     });
     afterAll(async () => {
       await t.services.settings.update({ twoFactorEnable: false, twoFactorToken: '' });
     });
 
-    const code = (offsetSec = 0) => generate({ secret: TOTP_SECRET, epoch: Math.floor(t.clock.now() / 1000) + offsetSec });
+    const code = (offsetSec = 0) =>
+      generate({ secret: TOTP_SECRET, epoch: Math.floor(t.clock.now() / 1000) + offsetSec });
 
     it('getTwoFactorEnable says so', async () => {
       expect((await call(t, 'POST', '/getTwoFactorEnable')).json).toMatchObject({ success: true, obj: true });
@@ -144,7 +171,10 @@ describe.each(testDatabases())('session on $name', (db) => {
       const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0');
       for (const twoFactorCode of [wrong, await code(-120), 'abcdef', undefined]) {
         t.peer.ip = `192.0.2.${Math.floor(Math.random() * 250) + 1}`;
-        const r = await call(t, 'POST', '/login', { ...ADMIN, ...(twoFactorCode === undefined ? {} : { twoFactorCode }) });
+        const r = await call(t, 'POST', '/login', {
+          ...ADMIN,
+          ...(twoFactorCode === undefined ? {} : { twoFactorCode }),
+        });
         expect(r.json, String(twoFactorCode)).toMatchObject({ success: false, msg: 'wrong username or password' });
         expect(r.headers.get('set-cookie')).toBeNull();
       }
@@ -175,35 +205,54 @@ describe.each(testDatabases())('session on $name', (db) => {
       // From an untrusted peer, a forged X-Forwarded-For does not change the throttled address.
       t.peer.ip = '203.0.113.60';
       for (let i = 0; i < 5; i++) {
-        await call(t, 'POST', '/login', { username: ADMIN.username, password: 'nope' }, undefined, { 'x-forwarded-for': `198.18.0.${i}` });
+        await call(t, 'POST', '/login', { username: ADMIN.username, password: 'nope' }, undefined, {
+          'x-forwarded-for': `198.18.0.${i}`,
+        });
       }
-      const forged = await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '198.18.0.99', 'x-real-ip': '198.18.0.98' });
+      const forged = await call(t, 'POST', '/login', ADMIN, undefined, {
+        'x-forwarded-for': '198.18.0.99',
+        'x-real-ip': '198.18.0.98',
+      });
       expect(forged.json.success).toBe(false);
 
-      // Behind the trusted proxy 127.0.0.1 (the default trustedProxyCIDRs), each client is throttled on its own address.
+      // Behind the trusted proxy 127.0.0.1 (the default trustedProxyCIDRs), each client is throttled on its own
+      // address.
       t.peer.ip = '127.0.0.1';
       for (let i = 0; i < 5; i++) {
-        await call(t, 'POST', '/login', { username: ADMIN.username, password: 'nope' }, undefined, { 'x-forwarded-for': '198.18.1.1' });
+        await call(t, 'POST', '/login', { username: ADMIN.username, password: 'nope' }, undefined, {
+          'x-forwarded-for': '198.18.1.1',
+        });
       }
-      expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '198.18.1.1' })).json.success).toBe(false);
-      expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '198.18.1.2' })).json.success).toBe(true);
-      expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-real-ip': '198.18.1.3' })).json.success).toBe(true);
+      expect(
+        (await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '198.18.1.1' })).json.success,
+      ).toBe(false);
+      expect(
+        (await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '198.18.1.2' })).json.success,
+      ).toBe(true);
+      expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-real-ip': '198.18.1.3' })).json.success).toBe(
+        true,
+      );
       // A client behind the proxy cannot escape its block by prepending its own X-Forwarded-For entry.
-      expect((await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '1.2.3.4, 198.18.1.1' })).json.success).toBe(false);
+      expect(
+        (await call(t, 'POST', '/login', ADMIN, undefined, { 'x-forwarded-for': '1.2.3.4, 198.18.1.1' })).json.success,
+      ).toBe(false);
     });
 
     it('slows a username down whatever the addresses a trusted proxy reports (rotating X-Forwarded-For)', async () => {
       t.peer.ip = '127.0.0.1'; // a local process: loopback is a trusted proxy by default
-      const guess = (i: number, password: string) => call({ ...t, app }, 'POST', '/login', { username: ADMIN.username, password }, undefined, {
-        'x-forwarded-for': `198.18.${(i >> 8) & 255}.${i & 255}`, 'x-real-ip': `198.19.0.${i & 255}`,
-      });
+      const guess = (i: number, password: string) =>
+        call({ ...t, app }, 'POST', '/login', { username: ADMIN.username, password }, undefined, {
+          'x-forwarded-for': `198.18.${(i >> 8) & 255}.${i & 255}`,
+          'x-real-ip': `198.19.0.${i & 255}`,
+        });
       logLines.length = 0;
       for (let i = 0; i < 40; i++) {
         const r = await guess(i, `wrong-${i}`);
         expect(r.json.msg).toBe('wrong username or password');
         t.clock.advance(50); // 40 guesses within 2 seconds
       }
-      // After the free failures the account waits 1 s, 2 s, 4 s…: even the right password from a new address is refused.
+      // After the free failures the account waits 1 s, 2 s, 4 s…: even the right password from a new address is
+      // refused.
       const right = await guess(1000, ADMIN.password);
       expect(right.json).toEqual({ success: false, msg: 'wrong username or password', obj: null });
       // Most of the 40 guesses were refused without checking the password at all.

@@ -16,7 +16,9 @@ describe.each(testDatabases())('settings on $name', (db) => {
     t = await createTestApp(db);
     s = await login(t);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   const storedSettings = async () => {
     const all = await t.store.settings.all();
@@ -41,17 +43,43 @@ describe.each(testDatabases())('settings on $name', (db) => {
   });
 
   it('/update validates, writes in one go, ignores unknown keys and coerces form-style strings', async () => {
-    const r = await call(t, 'POST', '/panel/setting/update', {
-      webPort: '8443', subTitle: 'My VPN', subEnable: 'false', webBasePath: 'admin', someUiKey: 'ignored',
-    }, s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/setting/update',
+      {
+        webPort: '8443',
+        subTitle: 'My VPN',
+        subEnable: 'false',
+        webBasePath: 'admin',
+        someUiKey: 'ignored',
+      },
+      s,
+    );
     expect(r.json.success).toBe(true);
     expect(r.json.obj).toMatchObject({ webPort: 8443, subTitle: 'My VPN', subEnable: false, webBasePath: '/admin/' });
-    expect(await storedSettings()).toEqual({ webPort: 8443, subTitle: 'My VPN', subEnable: false, webBasePath: '/admin/' });
-    expect(t.emitted.filter((e) => e.name === 'settings.changed').at(-1)?.payload).toEqual({ keys: ['webPort', 'webBasePath', 'subEnable', 'subTitle'] });
+    expect(await storedSettings()).toEqual({
+      webPort: 8443,
+      subTitle: 'My VPN',
+      subEnable: false,
+      webBasePath: '/admin/',
+    });
+    expect(t.emitted.filter((e) => e.name === 'settings.changed').at(-1)?.payload).toEqual({
+      keys: ['webPort', 'webBasePath', 'subEnable', 'subTitle'],
+    });
     // Form bodies work too.
-    const form = await call(t, 'POST', '/panel/setting/update', new URLSearchParams({ subTitle: 'Form VPN', subEnable: 'true' }), s);
+    const form = await call(
+      t,
+      'POST',
+      '/panel/setting/update',
+      new URLSearchParams({ subTitle: 'Form VPN', subEnable: 'true' }),
+      s,
+    );
     expect(form.json.success).toBe(true);
-    expect((await call(t, 'POST', '/panel/setting/all', undefined, s)).json.obj).toMatchObject({ subTitle: 'Form VPN', subEnable: true });
+    expect((await call(t, 'POST', '/panel/setting/all', undefined, s)).json.obj).toMatchObject({
+      subTitle: 'Form VPN',
+      subEnable: true,
+    });
   });
 
   it.each([
@@ -61,10 +89,22 @@ describe.each(testDatabases())('settings on $name', (db) => {
     ['a number for a string', { subTitle: 42 }, /^subTitle: /],
     ['a malformed base path', { subTitle: 'changed', webBasePath: '/a b/' }, /^webBasePath: /],
     ['a base path with ..', { webBasePath: '/../etc/' }, /^webBasePath: /],
-    ['a certificate without its key', { subTitle: 'changed', webCertFile: '/etc/ssl/panel.crt' }, /^webKeyFile: .*together/],
+    [
+      'a certificate without its key',
+      { subTitle: 'changed', webCertFile: '/etc/ssl/panel.crt' },
+      /^webKeyFile: .*together/,
+    ],
     ['a key without its certificate', { subKeyFile: '/etc/ssl/sub.key' }, /^subCertFile: .*together/],
-    ['an unreadable certificate file', { webCertFile: '/missing/panel.crt', webKeyFile: '/readable/panel.key' }, /^webCertFile: .*not readable/],
-    ['an unreadable key file', { subCertFile: '/readable/panel.crt', subKeyFile: '/missing/sub.key' }, /^subKeyFile: .*not readable/],
+    [
+      'an unreadable certificate file',
+      { webCertFile: '/missing/panel.crt', webKeyFile: '/readable/panel.key' },
+      /^webCertFile: .*not readable/,
+    ],
+    [
+      'an unreadable key file',
+      { subCertFile: '/readable/panel.crt', subKeyFile: '/missing/sub.key' },
+      /^subKeyFile: .*not readable/,
+    ],
     ['malformed trusted proxies', { trustedProxyCIDRs: '10.0.0.0/8,banana' }, /^trustedProxyCIDRs: /],
     ['2FA on without a secret', { twoFactorEnable: true }, /^twoFactorToken: /],
     ['a short TOTP secret', { twoFactorEnable: true, twoFactorToken: 'ABC' }, /^twoFactorToken: /],
@@ -86,11 +126,19 @@ describe.each(testDatabases())('settings on $name', (db) => {
   it('/update accepts a readable certificate pair', async () => {
     t.readableFiles.add('/etc/ssl/sub.crt');
     t.readableFiles.add('/etc/ssl/sub.key');
-    const r = await call(t, 'POST', '/panel/setting/update', { subCertFile: '/etc/ssl/sub.crt', subKeyFile: '/etc/ssl/sub.key' }, s);
+    const r = await call(
+      t,
+      'POST',
+      '/panel/setting/update',
+      { subCertFile: '/etc/ssl/sub.crt', subKeyFile: '/etc/ssl/sub.key' },
+      s,
+    );
     expect(r.json.success).toBe(true);
     const d = await call(t, 'POST', '/panel/setting/defaultSettings', undefined, s, { host: 'h.example' });
     expect(d.json.obj.subJsonURI).toBe('https://h.example:10882/json/');
-    expect((await call(t, 'POST', '/panel/setting/update', { subCertFile: '', subKeyFile: '' }, s)).json.success).toBe(true);
+    expect((await call(t, 'POST', '/panel/setting/update', { subCertFile: '', subKeyFile: '' }, s)).json.success).toBe(
+      true,
+    );
   });
 
   it('/update refuses a body that is not an object', async () => {
@@ -102,7 +150,12 @@ describe.each(testDatabases())('settings on $name', (db) => {
   it('/getDefaultJsonConfig returns the built-in core template', async () => {
     const r = await call(t, 'GET', '/panel/setting/getDefaultJsonConfig', undefined, s);
     expect(r.json.success).toBe(true);
-    expect(r.json.obj).toMatchObject({ log: expect.any(Object), inbounds: expect.any(Array), outbounds: expect.any(Array), routing: { rules: expect.any(Array) } });
+    expect(r.json.obj).toMatchObject({
+      log: expect.any(Object),
+      inbounds: expect.any(Array),
+      outbounds: expect.any(Array),
+      routing: { rules: expect.any(Array) },
+    });
   });
 
   it('/restartPanel answers first and asks the adapter for a restart in 3 seconds', async () => {
@@ -123,17 +176,32 @@ describe.each(testDatabases())('settings on $name', (db) => {
         expect(r.json.success).toBe(false);
         expect(r.json.msg).toMatch(/current username or password is wrong/);
       }
-      const empty = await call(t, 'POST', '/panel/setting/updateUser', { oldUsername: ADMIN.username, oldPassword: ADMIN.password, newUsername: '', newPassword: 'x' }, s);
+      const empty = await call(
+        t,
+        'POST',
+        '/panel/setting/updateUser',
+        { oldUsername: ADMIN.username, oldPassword: ADMIN.password, newUsername: '', newPassword: 'x' },
+        s,
+      );
       expect(empty.json).toMatchObject({ success: false });
       expect(empty.json.msg).toMatch(/^newUsername: /);
       expect((await t.store.users.first())!.passwordHash).toBe(hashBefore);
     });
 
-    it('changes the credential, refreshes the caller\'s session and signs every other session out', async () => {
+    it("changes the credential, refreshes the caller's session and signs every other session out", async () => {
       const other = await login(t);
-      const r = await call(t, 'POST', '/panel/setting/updateUser', {
-        oldUsername: ADMIN.username, oldPassword: ADMIN.password, newUsername: 'root', newPassword: 'a new long password',
-      }, s);
+      const r = await call(
+        t,
+        'POST',
+        '/panel/setting/updateUser',
+        {
+          oldUsername: ADMIN.username,
+          oldPassword: ADMIN.password,
+          newUsername: 'root',
+          newPassword: 'a new long password',
+        },
+        s,
+      );
       expect(r.json.success).toBe(true);
       const fresh = r.headers.get('set-cookie')!.split(';')[0]!;
       // The caller continues with the refreshed cookie (and the CSRF token of its new session).
@@ -147,9 +215,18 @@ describe.each(testDatabases())('settings on $name', (db) => {
       const again = await login(t, { username: 'root', password: 'a new long password' });
       s = again;
       // Back to the original credential for the other tests.
-      const back = await call(t, 'POST', '/panel/setting/updateUser', {
-        oldUsername: 'root', oldPassword: 'a new long password', newUsername: ADMIN.username, newPassword: ADMIN.password,
-      }, s);
+      const back = await call(
+        t,
+        'POST',
+        '/panel/setting/updateUser',
+        {
+          oldUsername: 'root',
+          oldPassword: 'a new long password',
+          newUsername: ADMIN.username,
+          newPassword: ADMIN.password,
+        },
+        s,
+      );
       expect(back.json.success).toBe(true);
       s = await login(t);
     });
@@ -163,7 +240,9 @@ describe.each(testDatabases())('settings with environment overrides on $name', (
     t = await createTestApp(db, { settingsOverrides: { webPort: 3000, webListen: '127.0.0.1' } });
     s = await login(t);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('the environment wins over the stored value while set, and saving the blob back stores nothing for it', async () => {
     const all = (await call(t, 'POST', '/panel/setting/all', undefined, s)).json.obj;

@@ -4,8 +4,12 @@ import { call, createTestApp, login, type TestApp } from '../support/app.js';
 
 describe.each(testDatabases())('smoke on $name', (db) => {
   let t: TestApp;
-  beforeAll(async () => { t = await createTestApp(db); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestApp(db);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('logs in and reads settings', async () => {
     const s = await login(t);

@@ -31,19 +31,69 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     seed = await Seeder.open(db.url());
     sub = createSubscriptionApp({ services: t.services, clientIp: () => t.peer.ip });
     session = await login(t);
-    ids.vmess = await seed.inbound({ protocol: 'vmess', port: 20001, remark: 'VM', streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vm' } } });
+    ids.vmess = await seed.inbound({
+      protocol: 'vmess',
+      port: 20001,
+      remark: 'VM',
+      streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/vm' } },
+    });
     ids.vless = await seed.inbound({ protocol: 'vless', port: 20002, remark: 'VL', listen: '198.51.100.20' });
     ids.trojan = await seed.inbound({ protocol: 'trojan', port: 20003, remark: 'TR' });
-    ids.ss = await seed.inbound({ protocol: 'shadowsocks', port: 20004, remark: 'SS', settings: { method: 'aes-256-gcm' } });
+    ids.ss = await seed.inbound({
+      protocol: 'shadowsocks',
+      port: 20004,
+      remark: 'SS',
+      settings: { method: 'aes-256-gcm' },
+    });
     ids.off = await seed.inbound({ protocol: 'vless', port: 20005, remark: 'OFF', enable: false });
     ids.socks = await seed.inbound({ protocol: 'socks', port: 20006, remark: 'SOCKS' });
-    await seed.client({ email: 'alice', subId: 'sub-alice', uuid: UUID, password: 'pw/alice+=', method: 'aes-256-gcm', totalGB: 10_000, expiryTime: NOW + 86_400_000, up: 100, down: 200, lastOnline: Math.floor(NOW / 1000) - 30 },
-      [ids.vmess!, ids.vless!, ids.trojan!, ids.ss!, ids.off!]);
-    await seed.client({ email: 'alice-2', subId: 'sub-alice', uuid: crypto.randomUUID(), totalGB: 5_000, expiryTime: NOW + 3_600_000, up: 1, down: 2 }, [ids.vless!]);
-    await seed.client({ email: 'alice-off', subId: 'sub-alice', enable: false, totalGB: 1, up: 7, down: 8 }, [ids.trojan!]);
+    await seed.client(
+      {
+        email: 'alice',
+        subId: 'sub-alice',
+        uuid: UUID,
+        password: 'pw/alice+=',
+        method: 'aes-256-gcm',
+        totalGB: 10_000,
+        expiryTime: NOW + 86_400_000,
+        up: 100,
+        down: 200,
+        lastOnline: Math.floor(NOW / 1000) - 30,
+      },
+      [ids.vmess!, ids.vless!, ids.trojan!, ids.ss!, ids.off!],
+    );
+    await seed.client(
+      {
+        email: 'alice-2',
+        subId: 'sub-alice',
+        uuid: crypto.randomUUID(),
+        totalGB: 5_000,
+        expiryTime: NOW + 3_600_000,
+        up: 1,
+        down: 2,
+      },
+      [ids.vless!],
+    );
+    await seed.client({ email: 'alice-off', subId: 'sub-alice', enable: false, totalGB: 1, up: 7, down: 8 }, [
+      ids.trojan!,
+    ]);
     await seed.client({ email: 'only-disabled-inbound', subId: 'sub-off', uuid: crypto.randomUUID() }, [ids.off!]);
-    await seed.client({ email: 'depleted', subId: 'sub-depleted', uuid: crypto.randomUUID(), enable: false, trafficEnable: false, totalGB: 10, up: 10 }, [ids.vless!]);
-    await seed.client({ email: 'bob<script>', subId: 'sub-bob', uuid: crypto.randomUUID(), password: 'bobpw' }, [ids.trojan!, ids.socks!]);
+    await seed.client(
+      {
+        email: 'depleted',
+        subId: 'sub-depleted',
+        uuid: crypto.randomUUID(),
+        enable: false,
+        trafficEnable: false,
+        totalGB: 10,
+        up: 10,
+      },
+      [ids.vless!],
+    );
+    await seed.client({ email: 'bob<script>', subId: 'sub-bob', uuid: crypto.randomUUID(), password: 'bobpw' }, [
+      ids.trojan!,
+      ids.socks!,
+    ]);
   });
   afterAll(async () => {
     await seed?.close();
@@ -52,9 +102,23 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
   beforeEach(async () => {
     t.peer.ip = '203.0.113.7';
     await settings({
-      subEnable: true, subPath: '/sub/', subJsonPath: '/json/', subClashPath: '/clash/', subJsonEnable: false, subClashEnable: false,
-      subEncrypt: true, subTitle: '', subSupportUrl: '', subProfileUrl: '', subAnnounce: '', subEnableRouting: false, subRoutingRules: '',
-      subURI: '', subDomain: '', subUpdates: 12, trustedProxyCIDRs: DEFAULT_SETTINGS.trustedProxyCIDRs,
+      subEnable: true,
+      subPath: '/sub/',
+      subJsonPath: '/json/',
+      subClashPath: '/clash/',
+      subJsonEnable: false,
+      subClashEnable: false,
+      subEncrypt: true,
+      subTitle: '',
+      subSupportUrl: '',
+      subProfileUrl: '',
+      subAnnounce: '',
+      subEnableRouting: false,
+      subRoutingRules: '',
+      subURI: '',
+      subDomain: '',
+      subUpdates: 12,
+      trustedProxyCIDRs: DEFAULT_SETTINGS.trustedProxyCIDRs,
     });
   });
 
@@ -69,7 +133,9 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     expect(links[1]).toContain(`vless://${UUID}@198.51.100.20:20002?`); // routable listen wins
     expect(links[3]).toContain('trojan://pw%2Falice%2B%3D@sub.example.com:20003?'); // else the request host
     expect(links.some((l) => l.includes('alice-off'))).toBe(false);
-    expect(r.headers.get('subscription-userinfo')).toBe(`upload=108; download=210; total=15001; expire=${(NOW + 3_600_000) / 1000}`);
+    expect(r.headers.get('subscription-userinfo')).toBe(
+      `upload=108; download=210; total=15001; expire=${(NOW + 3_600_000) / 1000}`,
+    );
     expect(r.headers.get('profile-title')).toBe(`base64:${btoa('sub-alice')}`);
     expect(r.headers.get('profile-update-interval')).toBe('12');
     expect(r.headers.get('profile-web-page-url')).toBe('http://sub.example.com:2096/sub/sub-alice');
@@ -79,7 +145,15 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
   });
 
   it('sets every optional header from settings', async () => {
-    await settings({ subTitle: 'My VPN ✓', subSupportUrl: 'https://t.me/support', subProfileUrl: 'https://example.com/me', subAnnounce: 'Maintenance at 03:00 ⚠', subEnableRouting: true, subRoutingRules: 'happ://routing/onadd/abc', subUpdates: 30 });
+    await settings({
+      subTitle: 'My VPN ✓',
+      subSupportUrl: 'https://t.me/support',
+      subProfileUrl: 'https://example.com/me',
+      subAnnounce: 'Maintenance at 03:00 ⚠',
+      subEnableRouting: true,
+      subRoutingRules: 'happ://routing/onadd/abc',
+      subUpdates: 30,
+    });
     const r = await get('/sub/sub-alice');
     const b64 = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s)));
     expect(r.headers.get('profile-title')).toBe(`base64:${b64('My VPN ✓')}`);
@@ -92,10 +166,16 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
   });
 
   it('keeps header values ASCII whatever the settings hold', async () => {
-    await settings({ subSupportUrl: 'https://例え.jp/サポート', subEnableRouting: true, subRoutingRules: 'règles\tß\nnext' });
+    await settings({
+      subSupportUrl: 'https://例え.jp/サポート',
+      subEnableRouting: true,
+      subRoutingRules: 'règles\tß\nnext',
+    });
     const r = await get('/sub/sub-alice');
     expect(r.status).toBe(200);
-    expect(r.headers.get('support-url')).toBe(`https://${encodeURIComponent('例え')}.jp/${encodeURIComponent('サポート')}`);
+    expect(r.headers.get('support-url')).toBe(
+      `https://${encodeURIComponent('例え')}.jp/${encodeURIComponent('サポート')}`,
+    );
     expect(r.headers.get('routing')).toBe(`r${encodeURIComponent('è')}gles%20${encodeURIComponent('ß')} next`);
   });
 
@@ -120,7 +200,19 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
   });
 
   it('answers 404 with an empty body for unknown ids, ids on no enabled inbound, and every other path', async () => {
-    for (const path of ['/sub/unknown', '/sub/sub-off', '/', '/sub/', '/sub', '/sub/sub-alice/x', '/json/sub-alice', '/clash/sub-alice', '/panel/', '/login', '/sub/%E0%A4%A']) {
+    for (const path of [
+      '/sub/unknown',
+      '/sub/sub-off',
+      '/',
+      '/sub/',
+      '/sub',
+      '/sub/sub-alice/x',
+      '/json/sub-alice',
+      '/clash/sub-alice',
+      '/panel/',
+      '/login',
+      '/sub/%E0%A4%A',
+    ]) {
       const r = await get(path);
       expect([path, r.status, r.text]).toEqual([path, 404, '']);
     }
@@ -158,9 +250,21 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     expect(r.headers.get('subscription-userinfo')).toMatch(/^upload=108; /);
     const configs = JSON.parse(r.text);
     expect(configs).toHaveLength(5);
-    expect(configs.map((c: any) => c.outbounds[0].protocol)).toEqual(['vmess', 'vless', 'vless', 'trojan', 'shadowsocks']);
+    expect(configs.map((c: any) => c.outbounds[0].protocol)).toEqual([
+      'vmess',
+      'vless',
+      'vless',
+      'trojan',
+      'shadowsocks',
+    ]);
     expect(configs[0].remarks).toBe('VM-alice');
-    expect(configs[4].outbounds[0].settings.servers[0]).toEqual({ address: 'sub.example.com', port: 20004, method: 'aes-256-gcm', password: 'pw/alice+=', level: 8 });
+    expect(configs[4].outbounds[0].settings.servers[0]).toEqual({
+      address: 'sub.example.com',
+      port: 20004,
+      method: 'aes-256-gcm',
+      password: 'pw/alice+=',
+      level: 8,
+    });
     expect((await get('/j/unknown')).status).toBe(404);
   });
 
@@ -169,16 +273,27 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     await settings({ subClashEnable: true, subTitle: 'Été VPN' });
     const r = await get('/clash/sub-alice');
     expect(r.status).toBe(200);
-    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="_t_VPN.yaml"; filename*=UTF-8''${encodeURIComponent('Été VPN')}.yaml`);
+    expect(r.headers.get('content-disposition')).toBe(
+      `attachment; filename="_t_VPN.yaml"; filename*=UTF-8''${encodeURIComponent('Été VPN')}.yaml`,
+    );
     const doc = parseYaml(r.text);
     expect(doc.proxies.map((p: any) => p.type)).toEqual(['vmess', 'vless', 'vless', 'ss']); // trojan without TLS cannot run in Mihomo
-    expect(doc.proxies[0]).toMatchObject({ name: 'VM-alice', server: 'sub.example.com', port: 20001, network: 'ws', 'ws-opts': { path: '/vm' } });
+    expect(doc.proxies[0]).toMatchObject({
+      name: 'VM-alice',
+      server: 'sub.example.com',
+      port: 20001,
+      network: 'ws',
+      'ws-opts': { path: '/vm' },
+    });
     expect(doc['proxy-groups'][0].proxies).toEqual([...doc.proxies.map((p: any) => p.name), 'DIRECT']);
   });
 
   it('serves the HTML page for Accept: text/html or ?html=1', async () => {
     await settings({ subJsonEnable: true });
-    for (const [path, headers] of [['/sub/sub-alice', { accept: 'text/html,application/xhtml+xml' }], ['/sub/sub-alice?html=1', {}]] as const) {
+    for (const [path, headers] of [
+      ['/sub/sub-alice', { accept: 'text/html,application/xhtml+xml' }],
+      ['/sub/sub-alice?html=1', {}],
+    ] as const) {
       const r = await get(path, headers);
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toContain('text/html');
@@ -239,8 +354,16 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     const { clientTraffics, clients } = seed.conn.t;
     const { eq } = await import('drizzle-orm');
     expect(await info()).toBe('upload=0; download=0; total=0; expire=0');
-    await seed.conn.write((db) => db.update(clientTraffics).set({ up: 5, down: 6 }).where(eq(clientTraffics.email, 'bob<script>')));
-    t.events.emit('traffic.tick', { at: t.clock.now(), inbounds: [], outbounds: [], clients: [{ email: 'bob<script>', up: 5, down: 6 }], onlines: [] });
+    await seed.conn.write((db) =>
+      db.update(clientTraffics).set({ up: 5, down: 6 }).where(eq(clientTraffics.email, 'bob<script>')),
+    );
+    t.events.emit('traffic.tick', {
+      at: t.clock.now(),
+      inbounds: [],
+      outbounds: [],
+      clients: [{ email: 'bob<script>', up: 5, down: 6 }],
+      onlines: [],
+    });
     expect(await info()).toBe('upload=5; download=6; total=0; expire=0');
     await seed.conn.write((db) => db.update(clients).set({ totalGB: 999 }).where(eq(clients.email, 'bob<script>')));
     t.events.emit('clients.changed', { emails: ['bob<script>'], action: 'update' });
@@ -250,40 +373,80 @@ describe.each(testDatabases())('subscription server on $name', (base) => {
     expect(await info()).toBe('upload=5; download=6; total=999; expire=0');
     t.clock.advance(5000);
     expect(await info()).toBe('upload=5; download=6; total=0; expire=0');
-    await seed.conn.write((db) => db.update(clientTraffics).set({ up: 0, down: 0 }).where(eq(clientTraffics.email, 'bob<script>')));
+    await seed.conn.write((db) =>
+      db.update(clientTraffics).set({ up: 0, down: 0 }).where(eq(clientTraffics.email, 'bob<script>')),
+    );
     t.events.emit('clients.changed', { emails: 'all', action: 'reset' });
     expect(await info()).toBe('upload=0; download=0; total=0; expire=0');
   });
 
-  it('advertises a fallback child through its master\'s address, port and TLS', async () => {
-    const master = await seed.inbound({ protocol: 'vless', port: 443, remark: 'M', listen: '198.51.100.30', streamSettings: { network: 'tcp', security: 'tls', tlsSettings: { serverName: 'front.example', alpn: ['http/1.1'] } } });
-    const other = await seed.inbound({ protocol: 'trojan', port: 8443, remark: 'M2', streamSettings: { network: 'tcp', security: 'none' } });
-    const child = await seed.inbound({ protocol: 'vless', port: 20010, remark: 'CHILD', listen: '127.0.0.1', streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/child' } } });
+  it("advertises a fallback child through its master's address, port and TLS", async () => {
+    const master = await seed.inbound({
+      protocol: 'vless',
+      port: 443,
+      remark: 'M',
+      listen: '198.51.100.30',
+      streamSettings: {
+        network: 'tcp',
+        security: 'tls',
+        tlsSettings: { serverName: 'front.example', alpn: ['http/1.1'] },
+      },
+    });
+    const other = await seed.inbound({
+      protocol: 'trojan',
+      port: 8443,
+      remark: 'M2',
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
+    const child = await seed.inbound({
+      protocol: 'vless',
+      port: 20010,
+      remark: 'CHILD',
+      listen: '127.0.0.1',
+      streamSettings: { network: 'ws', security: 'none', wsSettings: { path: '/child' } },
+    });
     await seed.fallback(other, child, 5);
     await seed.fallback(master, child, 1);
     await seed.client({ email: 'fb-user', subId: 'sub-fb', uuid: UUID }, [child]);
     const [link] = fromB64((await get('/sub/sub-fb')).text).split('\n');
     const u = new URL(link!);
     expect([u.hostname, u.port]).toEqual(['198.51.100.30', '443']);
-    expect(Object.fromEntries(u.searchParams)).toEqual({ type: 'ws', encryption: 'none', path: '/child', security: 'tls', sni: 'front.example', alpn: 'http/1.1' });
+    expect(Object.fromEntries(u.searchParams)).toEqual({
+      type: 'ws',
+      encryption: 'none',
+      path: '/child',
+      security: 'tls',
+      sni: 'front.example',
+      alpn: 'http/1.1',
+    });
     expect(decodeURIComponent(u.hash.slice(1))).toBe('CHILD-fb-user');
   });
 
   describe('panel link endpoints', () => {
-    it('lists a client\'s links across all attached inbounds', async () => {
-      const r = await call(t, 'GET', '/panel/api/clients/links/alice', undefined, session, { host: 'panel.example:2053' });
+    it("lists a client's links across all attached inbounds", async () => {
+      const r = await call(t, 'GET', '/panel/api/clients/links/alice', undefined, session, {
+        host: 'panel.example:2053',
+      });
       expect(r.json.success).toBe(true);
       expect(r.json.obj.map((l: string) => l.split(':')[0])).toEqual(['vmess', 'vless', 'trojan', 'ss', 'vless']);
       expect(r.json.obj[2]).toContain('@panel.example:20003');
       expect(r.json.obj[4]).toContain('#OFF-alice');
-      const bob = await call(t, 'GET', `/panel/api/clients/links/${encodeURIComponent('bob<script>')}`, undefined, session);
+      const bob = await call(
+        t,
+        'GET',
+        `/panel/api/clients/links/${encodeURIComponent('bob<script>')}`,
+        undefined,
+        session,
+      );
       expect(bob.json.obj).toHaveLength(1);
       const none = await call(t, 'GET', '/panel/api/clients/links/nobody', undefined, session);
       expect(none.json).toMatchObject({ success: false });
       expect(none.json.msg).toContain('nobody');
     });
     it('lists plain subscription links, empty for an unknown subId', async () => {
-      const r = await call(t, 'GET', '/panel/api/clients/subLinks/sub-alice', undefined, session, { host: 'panel.example' });
+      const r = await call(t, 'GET', '/panel/api/clients/subLinks/sub-alice', undefined, session, {
+        host: 'panel.example',
+      });
       expect(r.json.success).toBe(true);
       expect(r.json.obj).toHaveLength(5);
       expect(r.json.obj[0]).toMatch(/^vmess:\/\//);

@@ -22,7 +22,10 @@ describe.each(testDatabases())('typed client on $name', (db) => {
     });
     const res = await api.panel.api.inbounds.add.$post({
       json: {
-        remark: 'typed', port: 24443, protocol: 'vless', settings: { decryption: 'none' },
+        remark: 'typed',
+        port: 24443,
+        protocol: 'vless',
+        settings: { decryption: 'none' },
         streamSettings: { network: 'tcp', security: 'none' },
       },
     });
@@ -30,15 +33,21 @@ describe.each(testDatabases())('typed client on $name', (db) => {
     expect(body.success, body.msg).toBe(true);
     inboundId = body.obj!.id;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('adds and reads a client with typed params, bodies and answers', async () => {
-    const added = await (await api.panel.api.clients.add.$post({
-      json: { client: { email: 'typed@example.com', totalGB: 1024 }, inboundIds: [inboundId] },
-    })).json();
+    const added = await (
+      await api.panel.api.clients.add.$post({
+        json: { client: { email: 'typed@example.com', totalGB: 1024 }, inboundIds: [inboundId] },
+      })
+    ).json();
     expect(added.success, added.msg).toBe(true);
     expect(added.obj?.email).toBe('typed@example.com');
-    const got = await (await api.panel.api.clients.get[':email'].$get({ param: { email: 'typed@example.com' } })).json();
+    const got = await (
+      await api.panel.api.clients.get[':email'].$get({ param: { email: 'typed@example.com' } })
+    ).json();
     expect(got.obj?.client.totalGB).toBe(1024);
     expect(got.obj?.inboundIds).toEqual([inboundId]);
   });
@@ -51,19 +60,22 @@ describe.each(testDatabases())('typed client on $name', (db) => {
     expect(await res.json()).toMatchObject({ success: false, msg: expect.stringMatching(/^client\.totalGB: /) });
   });
 
-  it('keeps a deleted client\'s counters with keepTraffic=1, and GET /clients/traffic/:email returns them', async () => {
+  it("keeps a deleted client's counters with keepTraffic=1, and GET /clients/traffic/:email returns them", async () => {
     const email = 'kept@example.com';
     const added = await api.panel.api.clients.add.$post({ json: { client: { email }, inboundIds: [inboundId] } });
     expect((await added.json()).success).toBe(true);
     const set = await api.panel.api.clients.updateTraffic[':email'].$post({
-      param: { email }, json: { upload: 700, download: 300 },
+      param: { email },
+      json: { upload: 700, download: 300 },
     });
     expect((await set.json()).success).toBe(true);
     const before = await (await api.panel.api.clients.traffic[':email'].$get({ param: { email } })).json();
     expect(before.obj).toMatchObject({ up: 700, down: 300 });
     const counters = { up: 700, down: 300 };
 
-    const del = await (await api.panel.api.clients.del[':email'].$post({ param: { email }, query: { keepTraffic: '1' } })).json();
+    const del = await (
+      await api.panel.api.clients.del[':email'].$post({ param: { email }, query: { keepTraffic: '1' } })
+    ).json();
     expect(del.success, del.msg).toBe(true);
     const after = await (await api.panel.api.clients.traffic[':email'].$get({ param: { email } })).json();
     expect(after).toMatchObject({ success: true, obj: { email, ...counters, total: 0, expiryTime: 0 } });

@@ -13,17 +13,33 @@ const enc = new TextEncoder();
 const fakeUi: UiAssets = {
   loginHtml: `<!doctype html><html><head><script type="module" src="${BASE_PLACEHOLDER}assets/login-abc.js"></script></head><body>login</body></html>`,
   appHtml: `<!doctype html><html><head><script type="module" src="${BASE_PLACEHOLDER}assets/app-abc.js"></script></head><body>app</body></html>`,
-  asset: (name) => (name === 'app-abc.js' ? { body: enc.encode('plain'), br: enc.encode('brotli'), gzip: enc.encode('gzip') } : name === 'x-abc.css' ? { body: enc.encode('css') } : undefined),
+  asset: (name) =>
+    name === 'app-abc.js'
+      ? { body: enc.encode('plain'), br: enc.encode('brotli'), gzip: enc.encode('gzip') }
+      : name === 'x-abc.css'
+        ? { body: enc.encode('css') }
+        : undefined,
 };
 
 describe.each(testDatabases())('browser UI serving on $name', (db) => {
   let t: TestApp;
-  beforeAll(async () => { t = await createTestApp(db); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await createTestApp(db);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   for (const base of ['/', '/p4n3l/']) {
     describe(`base path ${base}`, () => {
-      const app = () => createPanelApp({ services: t.services, clientIp: () => '198.51.100.9', basePath: base, secure: false, ui: fakeUi });
+      const app = () =>
+        createPanelApp({
+          services: t.services,
+          clientIp: () => '198.51.100.9',
+          basePath: base,
+          secure: false,
+          ui: fakeUi,
+        });
 
       it('GET {base} is the login page with the CSP and the base path in <meta>; with a session it redirects to the app', async () => {
         const a = app();
@@ -40,10 +56,14 @@ describe.each(testDatabases())('browser UI serving on $name', (db) => {
         const again = await a.request(base, { headers: { cookie: s.cookie } });
         expect(again.status).toBe(302);
         expect(again.headers.get('location')).toBe(`${base}panel/`);
-        const next = await a.request(`${base}?next=${encodeURIComponent('panel/clients?page=3')}`, { headers: { cookie: s.cookie } });
+        const next = await a.request(`${base}?next=${encodeURIComponent('panel/clients?page=3')}`, {
+          headers: { cookie: s.cookie },
+        });
         expect(next.headers.get('location')).toBe(`${base}panel/clients?page=3`);
         // Only app pages are redirect targets.
-        const evil = await a.request(`${base}?next=${encodeURIComponent('//evil.example/')}`, { headers: { cookie: s.cookie } });
+        const evil = await a.request(`${base}?next=${encodeURIComponent('//evil.example/')}`, {
+          headers: { cookie: s.cookie },
+        });
         expect(evil.headers.get('location')).toBe(`${base}panel/`);
       });
 
@@ -69,12 +89,17 @@ describe.each(testDatabases())('browser UI serving on $name', (db) => {
       it('page URLs do not shadow the API: the API answers as before, with and without a session', async () => {
         const a = app();
         expect((await a.request(`${base}panel/api/inbounds/list`)).status).toBe(404);
-        const xhr = await a.request(`${base}panel/api/inbounds/list`, { headers: { 'x-requested-with': 'XMLHttpRequest' } });
+        const xhr = await a.request(`${base}panel/api/inbounds/list`, {
+          headers: { 'x-requested-with': 'XMLHttpRequest' },
+        });
         expect(xhr.status).toBe(401);
         const s = await login({ ...t, app: a }, undefined, base);
         const list = await a.request(`${base}panel/api/inbounds/list`, { headers: { cookie: s.cookie } });
         expect((await list.json()).success).toBe(true);
-        const settings = await a.request(`${base}panel/setting/all`, { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+        const settings = await a.request(`${base}panel/setting/all`, {
+          method: 'POST',
+          headers: { cookie: s.cookie, 'x-csrf-token': s.csrf },
+        });
         expect((await settings.json()).success).toBe(true);
       });
 
@@ -112,7 +137,16 @@ describe('safeNext', () => {
   it('accepts only app pages', () => {
     expect(safeNext('panel/clients?page=2')).toBe('panel/clients?page=2');
     expect(safeNext('panel/')).toBe('panel/');
-    for (const bad of ['//evil', 'https://evil', 'panel//evil', 'panel/api/inbounds/list', 'panel/unknown', 'panel/\\evil', undefined, '']) {
+    for (const bad of [
+      '//evil',
+      'https://evil',
+      'panel//evil',
+      'panel/api/inbounds/list',
+      'panel/unknown',
+      'panel/\\evil',
+      undefined,
+      '',
+    ]) {
       expect(safeNext(bad), String(bad)).toBeNull();
     }
   });

@@ -18,8 +18,27 @@ const work = mkdtempSync(join(tmpdir(), 'panel-xui-'));
 const certFile = join(work, 'cert.pem');
 const keyFile = join(work, 'key.pem');
 beforeAll(() => {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=example.com', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=example.com',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -51,7 +70,13 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
 
   describe.each(['v2', 'v3'] as const)('x-ui.db of %s', (version) => {
     it('converts inbounds, clients, traffic and settings, and lists what it left out', async () => {
-      await call(t, 'POST', '/panel/api/inbounds/add', { port: 45000, protocol: 'vless', streamSettings: { network: 'ws' } }, s);
+      await call(
+        t,
+        'POST',
+        '/panel/api/inbounds/add',
+        { port: 45000, protocol: 'vless', streamSettings: { network: 'ws' } },
+        s,
+      );
       const r = await importDb(await fixture(version));
       expect(r.json.success, r.json.msg).toBe(true);
       const obj = r.json.obj;
@@ -59,19 +84,25 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
       expect(r.json.msg).toMatch(/from 3x-ui/);
       expect(obj.converted).toMatchObject({ inbounds: 4, clients: 7, clientTraffics: 8 });
       const skipped = obj.skipped.map((x: { what: string; reason: string }) => `${x.what} :: ${x.reason}`);
-      expect(skipped).toEqual(expect.arrayContaining([
-        expect.stringMatching(/^inbound 5 \(tun device, port 0\) :: protocol tun has no counterpart/),
-        expect.stringMatching(/^admin password of xadmin :: stored as a bcrypt hash/),
-        expect.stringMatching(/^setting timeLocation :: value "Local" refused: timeLocation: must be an IANA time zone/),
-        expect.stringMatching(/^setting remarkModel :: no counterpart/),
-        expect.stringMatching(/^traffic reset schedule of inbound 1 .*"monthly"/),
-        expect.stringMatching(/^client IP history \(1 clients\)/),
-      ]));
+      expect(skipped).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^inbound 5 \(tun device, port 0\) :: protocol tun has no counterpart/),
+          expect.stringMatching(/^admin password of xadmin :: stored as a bcrypt hash/),
+          expect.stringMatching(
+            /^setting timeLocation :: value "Local" refused: timeLocation: must be an IANA time zone/,
+          ),
+          expect.stringMatching(/^setting remarkModel :: no counterpart/),
+          expect.stringMatching(/^traffic reset schedule of inbound 1 .*"monthly"/),
+          expect.stringMatching(/^client IP history \(1 clients\)/),
+        ]),
+      );
       if (version === 'v3') {
-        expect(skipped, skipped.join('\n')).toEqual(expect.arrayContaining([
-          expect.stringMatching(/^API token hashed :: 3x-ui keeps only a SHA-256 hash/),
-          expect.stringMatching(/^per-node client traffic \(1 rows\)/),
-        ]));
+        expect(skipped, skipped.join('\n')).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^API token hashed :: 3x-ui keeps only a SHA-256 hash/),
+            expect.stringMatching(/^per-node client traffic \(1 rows\)/),
+          ]),
+        );
       }
       // Internal 3x-ui state and the dropped all-time counters are not reported as losses.
       expect(skipped.join('\n')).not.toMatch(/secret|all_time|allTime|history_of_seeders/);
@@ -86,21 +117,43 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
       // Settings that have a counterpart.
       t.services.settings.invalidate();
       const eff = await t.services.settings.effective();
-      expect(eff).toMatchObject({ subPath: '/mysub/', subTitle: 'Moved from 3x-ui', tgBotChatId: '111,222', restartCoreOnClientDisable: true, expireDiff: 3, subEncrypt: false });
-      expect((await t.services.core.template()).outbounds).toEqual([{ protocol: 'freedom', tag: 'direct' }, { protocol: 'blackhole', tag: 'blocked' }]);
+      expect(eff).toMatchObject({
+        subPath: '/mysub/',
+        subTitle: 'Moved from 3x-ui',
+        tgBotChatId: '111,222',
+        restartCoreOnClientDisable: true,
+        expireDiff: 3,
+        subEncrypt: false,
+      });
+      expect((await t.services.core.template()).outbounds).toEqual([
+        { protocol: 'freedom', tag: 'direct' },
+        { protocol: 'blackhole', tag: 'blocked' },
+      ]);
 
       // Clients: one per email, attached to every inbound that listed it, with their limits.
       const list = (await call(t, 'GET', '/panel/api/clients/list', undefined, s)).json.obj;
       const emails = list.map((c: { email: string }) => c.email).sort();
       expect(emails).toEqual(['alice@x', 'delayed@x', 'depleted@x', 'expired@x', 'off@x', 'shared@x', 'ss@x']);
-      const full = async (email: string) => (await call(t, 'GET', `/panel/api/clients/get/${email}`, undefined, s)).json.obj;
+      const full = async (email: string) =>
+        (await call(t, 'GET', `/panel/api/clients/get/${email}`, undefined, s)).json.obj;
       const get = async (email: string) => (await full(email)).client;
-      const inboundIds = (await call(t, 'GET', '/panel/api/inbounds/list', undefined, s)).json.obj.map((i: { id: number; port: number }) => [i.port, i.id]);
+      const inboundIds = (await call(t, 'GET', '/panel/api/inbounds/list', undefined, s)).json.obj.map(
+        (i: { id: number; port: number }) => [i.port, i.id],
+      );
       const idOf = Object.fromEntries(inboundIds) as Record<number, number>;
       expect(Object.keys(idOf).map(Number).sort()).toEqual(PORTS);
       const shared = await get('shared@x');
       const sharedOn: number[] = (await full('shared@x')).inboundIds;
-      expect(shared).toMatchObject({ email: 'shared@x', uuid: U(2), subId: 'sub-shared', totalGB: 50 * 2 ** 30, expiryTime: NOW + 30 * DAY, tgId: 424242, reset: 30, enable: true });
+      expect(shared).toMatchObject({
+        email: 'shared@x',
+        uuid: U(2),
+        subId: 'sub-shared',
+        totalGB: 50 * 2 ** 30,
+        expiryTime: NOW + 30 * DAY,
+        tgId: 424242,
+        reset: 30,
+        enable: true,
+      });
       expect([...sharedOn].sort()).toEqual([idOf[PORTS[0]], idOf[PORTS[1]]].sort());
       if (version === 'v3') expect(shared.group).toBe('team');
       expect(await get('alice@x')).toMatchObject({ limitIp: 2, comment: 'vip', subId: 'sub-alice', uuid: U(1) });
@@ -112,7 +165,12 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
 
       // Traffic: counters, the depleted flag, last online in seconds.
       const traffic = async (email: string) => (await get(email)).traffic;
-      expect(await traffic('depleted@x')).toEqual({ up: 2 ** 19, down: 2 ** 19 + 5, enable: false, lastOnline: Math.floor((NOW - DAY) / 1000) });
+      expect(await traffic('depleted@x')).toEqual({
+        up: 2 ** 19,
+        down: 2 ** 19 + 5,
+        enable: false,
+        lastOnline: Math.floor((NOW - DAY) / 1000),
+      });
       expect(await traffic('shared@x')).toMatchObject({ up: 3 * 2 ** 30, down: 4 * 2 ** 30, enable: true });
       expect(await traffic('expired@x')).toMatchObject({ enable: false });
       expect(await traffic('alice@x')).toMatchObject({ lastOnline: Math.floor((NOW - 60_000) / 1000) });
@@ -129,7 +187,9 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
       const inbound = (port: number) => (config.inbounds as any[]).find((i) => i.port === port);
       const master = inbound(PORTS[0]);
       expect(master.settings.clients.map((c: { email: string }) => c.email).sort()).toEqual(['alice@x', 'shared@x']);
-      expect(master.settings.fallbacks).toEqual([expect.objectContaining({ path: '/vm', dest: version === 'v2' ? PORTS[1] : `127.0.0.1:${PORTS[1]}` })]);
+      expect(master.settings.fallbacks).toEqual([
+        expect.objectContaining({ path: '/vm', dest: version === 'v2' ? PORTS[1] : `127.0.0.1:${PORTS[1]}` }),
+      ]);
       const vmess = inbound(PORTS[1]);
       expect(vmess.settings.clients.map((c: { email: string }) => c.email).sort()).toEqual(['delayed@x', 'shared@x']);
       // The trojan inbound's only client is depleted: no user runs there.
@@ -140,7 +200,11 @@ describe.each(testDatabases())('3x-ui import on $name', (db) => {
       if (CORE_BIN) {
         t.core.current = { ...t.core.current, flavour: 'v2ray' };
         const v2 = (await t.services.core.build()).config;
-        const res = spawnSync(CORE_BIN, ['-test', '-config', 'stdin:'], { input: JSON.stringify(v2), encoding: 'utf8', timeout: 20_000 });
+        const res = spawnSync(CORE_BIN, ['-test', '-config', 'stdin:'], {
+          input: JSON.stringify(v2),
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
         expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
       }
     }, 60_000);

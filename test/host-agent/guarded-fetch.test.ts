@@ -13,13 +13,42 @@ const hits: string[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
-    if (req.url === '/big') { res.writeHead(200, { 'content-length': '5000' }); res.end('x'.repeat(5000)); return; }
-    if (req.url === '/chunked-big') { res.writeHead(200); for (let i = 0; i < 10; i++) res.write('y'.repeat(1000)); res.end(); return; }
-    if (req.url === '/slow') { setTimeout(() => { res.end('late'); }, 2000); return; }
-    if (req.url === '/redirect') { res.writeHead(302, { location: '/hello' }); res.end(); return; }
-    if (req.url === '/whoami') { res.end(`auth=${req.headers.authorization ?? ''};cookie=${req.headers.cookie ?? ''}`); return; }
-    if (req.url?.startsWith('/redirect-to?')) { res.writeHead(302, { location: decodeURIComponent(req.url.slice(13)) }); res.end(); return; }
-    if (req.url === '/redirect-loop') { res.writeHead(302, { location: '/redirect-loop' }); res.end(); return; }
+    if (req.url === '/big') {
+      res.writeHead(200, { 'content-length': '5000' });
+      res.end('x'.repeat(5000));
+      return;
+    }
+    if (req.url === '/chunked-big') {
+      res.writeHead(200);
+      for (let i = 0; i < 10; i++) res.write('y'.repeat(1000));
+      res.end();
+      return;
+    }
+    if (req.url === '/slow') {
+      setTimeout(() => {
+        res.end('late');
+      }, 2000);
+      return;
+    }
+    if (req.url === '/redirect') {
+      res.writeHead(302, { location: '/hello' });
+      res.end();
+      return;
+    }
+    if (req.url === '/whoami') {
+      res.end(`auth=${req.headers.authorization ?? ''};cookie=${req.headers.cookie ?? ''}`);
+      return;
+    }
+    if (req.url?.startsWith('/redirect-to?')) {
+      res.writeHead(302, { location: decodeURIComponent(req.url.slice(13)) });
+      res.end();
+      return;
+    }
+    if (req.url === '/redirect-loop') {
+      res.writeHead(302, { location: '/redirect-loop' });
+      res.end();
+      return;
+    }
     if (req.url === '/echo' && req.method === 'POST') {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
@@ -46,7 +75,19 @@ const reason = async (p: Promise<unknown>) => {
 
 describe('guarded fetch', () => {
   it('classifies addresses', () => {
-    for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+    ]) {
       expect(isPublicAddress(ip), ip).toBe(false);
     }
     for (const ip of ['1.1.1.1', '140.82.112.3', '2606:4700::1111']) expect(isPublicAddress(ip), ip).toBe(true);
@@ -85,7 +126,9 @@ describe('guarded fetch', () => {
 
   it('gives up at the deadline', async () => {
     const started = Date.now();
-    expect(await reason(createGuardedFetch({ allowPrivate: true }).request({ url: `${base}/slow`, timeoutMs: 200 }))).toBe('timeout');
+    expect(
+      await reason(createGuardedFetch({ allowPrivate: true }).request({ url: `${base}/slow`, timeoutMs: 200 })),
+    ).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
@@ -110,7 +153,10 @@ describe('guarded fetch', () => {
 
   it('posts a body', async () => {
     const res = await createGuardedFetch({ allowPrivate: true }).request({
-      url: `${base}/echo`, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'ping',
+      url: `${base}/echo`,
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'ping',
     });
     expect(new TextDecoder().decode(res.body)).toBe('text/plain|ping');
   });

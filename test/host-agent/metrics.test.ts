@@ -17,7 +17,10 @@ const KB = 1024;
 
 describe('/proc readers against fixtures', () => {
   it('reads the aggregate cpu line: total = user..steal, idle = idle + iowait', async () => {
-    expect(await readCpuTimes(FULL)).toEqual({ total: 10000 + 500 + 3000 + 80000 + 1500 + 0 + 200 + 300, idle: 80000 + 1500 });
+    expect(await readCpuTimes(FULL)).toEqual({
+      total: 10000 + 500 + 3000 + 80000 + 1500 + 0 + 200 + 300,
+      idle: 80000 + 1500,
+    });
     expect(await readCpuTimes(OLD)).toEqual({ total: 1000, idle: 800 });
   });
 
@@ -29,7 +32,10 @@ describe('/proc readers against fixtures', () => {
   });
 
   it('falls back to MemFree + Buffers + Cached on kernels without MemAvailable', async () => {
-    expect(await readMemInfo(OLD)).toEqual({ mem: { current: 400 * KB, total: 1000 * KB }, swap: { current: 0, total: 0 } });
+    expect(await readMemInfo(OLD)).toEqual({
+      mem: { current: 400 * KB, total: 1000 * KB },
+      swap: { current: 0, total: 0 },
+    });
   });
 
   it('sums received and sent bytes over every interface except lo', async () => {
@@ -80,7 +86,11 @@ describe('/proc readers against fixtures', () => {
 describe('core /debug/vars probe', () => {
   let server: Server | null = null;
   afterEach(async () => {
-    if (server) await new Promise<void>((r) => { server!.closeAllConnections(); server!.close(() => r()); });
+    if (server)
+      await new Promise<void>((r) => {
+        server!.closeAllConnections();
+        server!.close(() => r());
+      });
     server = null;
   });
 
@@ -101,14 +111,20 @@ describe('core /debug/vars probe', () => {
 
   it('reports a refused connection, an HTTP error and malformed JSON as reasons', async () => {
     const addr = await listen((req, res) => {
-      if (req.url === '/debug/vars') { res.statusCode = 404; res.end('no'); }
+      if (req.url === '/debug/vars') {
+        res.statusCode = 404;
+        res.end('no');
+      }
     });
     const notFound = await fetchCoreVars(addr);
     expect(notFound).toEqual({ ok: false, reason: 'metrics endpoint answered HTTP 404' });
     const bad = await listen((_req, res) => res.end('{not json'));
     expect(await fetchCoreVars(bad)).toEqual({ ok: false, reason: 'metrics endpoint answered malformed JSON' });
     const port = Number(bad.split(':')[1]);
-    await new Promise<void>((r) => { server!.closeAllConnections(); server!.close(() => r()); });
+    await new Promise<void>((r) => {
+      server!.closeAllConnections();
+      server!.close(() => r());
+    });
     server = null;
     const refused = await fetchCoreVars(`127.0.0.1:${port}`);
     expect(refused.ok).toBe(false);
@@ -116,7 +132,9 @@ describe('core /debug/vars probe', () => {
   });
 
   it('gives up within the deadline on a core that accepts but never answers', async () => {
-    const addr = await listen(() => { /* never answers */ });
+    const addr = await listen(() => {
+      /* never answers */
+    });
     const started = Date.now();
     const r = await fetchCoreVars(addr, { timeoutMs: 300 });
     expect(Date.now() - started).toBeLessThan(1000);
@@ -125,7 +143,10 @@ describe('core /debug/vars probe', () => {
 
   it('refuses an oversized answer and a malformed address', async () => {
     const addr = await listen((_req, res) => res.end(JSON.stringify({ big: 'x'.repeat(5000) })));
-    expect(await fetchCoreVars(addr, { maxBytes: 1000 })).toEqual({ ok: false, reason: 'metrics answer larger than 1000 bytes' });
+    expect(await fetchCoreVars(addr, { maxBytes: 1000 })).toEqual({
+      ok: false,
+      reason: 'metrics answer larger than 1000 bytes',
+    });
     expect((await fetchCoreVars('nonsense')).ok).toBe(false);
   });
 });

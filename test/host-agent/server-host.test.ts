@@ -10,13 +10,18 @@ import { LogRing } from '../../adapters/node/log-ring.js';
 import { makeZip } from '../support/zip.js';
 
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'panel-host-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'panel-host-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('zip', () => {
   it('reads stored and deflated entries and checks sizes and CRCs', () => {
     const big = 'z'.repeat(100_000);
-    const zip = makeZip([{ name: 'a.txt', data: 'stored' }, { name: 'dir/b.bin', data: big, deflate: true }]);
+    const zip = makeZip([
+      { name: 'a.txt', data: 'stored' },
+      { name: 'dir/b.bin', data: big, deflate: true },
+    ]);
     expect(listZip(zip).map((e) => e.name)).toEqual(['a.txt', 'dir/b.bin']);
     expect(new TextDecoder().decode(readZipEntry(zip, 'a.txt', 100))).toBe('stored');
     expect(readZipEntry(zip, 'dir/b.bin', 200_000)).toHaveLength(100_000);
@@ -40,13 +45,21 @@ describe('server host', () => {
 
   it('installs an Xray binary from a zip, and refuses one that is not Xray or missing', async () => {
     const host = createServerHost({ dataDir: dir });
-    const ok = makeZip([{ name: 'xray', data: '#!/bin/sh\necho "Xray 1.8.24 (Xray, Penetrates Everything.)"\n', deflate: true }]);
+    const ok = makeZip([
+      { name: 'xray', data: '#!/bin/sh\necho "Xray 1.8.24 (Xray, Penetrates Everything.)"\n', deflate: true },
+    ]);
     const path = await host.installCoreBinary(ok);
     expect(path).toBe(join(dir, 'bin', 'xray'));
     expect(statSync(path).mode & 0o777).toBe(0o700); // runnable by the panel's user only, like the whole data dir
-    await expect(host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\necho "V2Ray 4.34.0"\n' }]))).rejects.toThrow(/not Xray/);
-    await expect(host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\nexit 3\n' }]))).rejects.toThrow(/does not run|not Xray/);
-    await expect(host.installCoreBinary(makeZip([{ name: 'readme', data: 'x' }]))).rejects.toThrow(/not in the archive/);
+    await expect(
+      host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\necho "V2Ray 4.34.0"\n' }])),
+    ).rejects.toThrow(/not Xray/);
+    await expect(host.installCoreBinary(makeZip([{ name: 'xray', data: '#!/bin/sh\nexit 3\n' }]))).rejects.toThrow(
+      /does not run|not Xray/,
+    );
+    await expect(host.installCoreBinary(makeZip([{ name: 'readme', data: 'x' }]))).rejects.toThrow(
+      /not in the archive/,
+    );
     expect(readFileSync(path, 'utf8')).toContain('Xray 1.8.24'); // the good one stays
     expect(readdirSync(join(dir, 'bin'))).toEqual(['xray']);
   });
@@ -63,10 +76,17 @@ describe('server host', () => {
 
   it('merges the access and error logs by timestamp and keeps the tail', async () => {
     writeFileSync(join(dir, 'access.log'), '2026/01/01 00:00:01 a1\n2026/01/01 00:00:03 a3\n');
-    writeFileSync(join(dir, 'error.log'), '2026/01/01 00:00:02 [Warning] e2\ncontinued line\n2026/01/01 00:00:04 [Error] e4\n');
+    writeFileSync(
+      join(dir, 'error.log'),
+      '2026/01/01 00:00:02 [Warning] e2\ncontinued line\n2026/01/01 00:00:04 [Error] e4\n',
+    );
     const host = createServerHost({ dataDir: dir });
     expect(await host.coreLogLines(10)).toEqual([
-      '2026/01/01 00:00:01 a1', '2026/01/01 00:00:02 [Warning] e2', 'continued line', '2026/01/01 00:00:03 a3', '2026/01/01 00:00:04 [Error] e4',
+      '2026/01/01 00:00:01 a1',
+      '2026/01/01 00:00:02 [Warning] e2',
+      'continued line',
+      '2026/01/01 00:00:03 a3',
+      '2026/01/01 00:00:04 [Error] e4',
     ]);
     expect(await host.coreLogLines(2)).toEqual(['2026/01/01 00:00:03 a3', '2026/01/01 00:00:04 [Error] e4']);
     expect(await createServerHost({ dataDir: join(dir, 'none') }).coreLogLines(5)).toEqual([]);
@@ -87,7 +107,13 @@ describe('server host', () => {
 describe('log ring', () => {
   it('keeps the newest lines and filters by level', () => {
     const ring = new LogRing(3);
-    for (const [lvl, msg] of [['info', 1], ['error', 2], ['debug', 3], ['warn', 4], ['info', 5]] as const) {
+    for (const [lvl, msg] of [
+      ['info', 1],
+      ['error', 2],
+      ['debug', 3],
+      ['warn', 4],
+      ['info', 5],
+    ] as const) {
       ring.push(JSON.stringify({ time: 't', level: lvl, msg }));
     }
     expect(ring.tail(10, 'debug').map((l) => JSON.parse(l).msg)).toEqual([3, 4, 5]);

@@ -7,7 +7,8 @@ import { decodeQueryStats } from '../../host-agent/core/stats-decode.js';
 
 const root = protobuf.loadSync(PROTO_PATH);
 const Response = root.lookupType('panelcore.QueryStatsResponse');
-const encode = (stat: { name: string; value: number | string }[]) => Buffer.from(Response.encode(Response.fromObject({ stat })).finish());
+const encode = (stat: { name: string; value: number | string }[]) =>
+  Buffer.from(Response.encode(Response.fromObject({ stat })).finish());
 
 describe('QueryStatsResponse decoder', () => {
   it('reads every counter as protobufjs does', () => {
@@ -23,7 +24,9 @@ describe('QueryStatsResponse decoder', () => {
     ];
     const decoded = decodeQueryStats(encode(stat));
     expect(decoded).toEqual(stat);
-    const reference = (Response.toObject(Response.decode(encode(stat)), { longs: Number, defaults: true }) as { stat: unknown[] }).stat;
+    const reference = (
+      Response.toObject(Response.decode(encode(stat)), { longs: Number, defaults: true }) as { stat: unknown[] }
+    ).stat;
     expect(decoded).toEqual(reference);
   });
 

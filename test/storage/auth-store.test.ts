@@ -4,8 +4,12 @@ import type { Store } from '../../domain/ports/store.js';
 
 describe.each(testDatabases())('auth storage on $name', (db) => {
   let store: Store;
-  beforeAll(async () => { store = await freshStore(db); });
-  afterAll(async () => { await store?.close(); });
+  beforeAll(async () => {
+    store = await freshStore(db);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
 
   it('creates the admin and bumps the session version when the credential changes', async () => {
     expect(await store.users.first()).toBeNull();
@@ -35,10 +39,12 @@ describe.each(testDatabases())('auth storage on $name', (db) => {
   });
 
   it('rolls a failed transaction back', async () => {
-    await expect(store.transaction(async (tx) => {
-      await tx.settings.setMany({ rolledBack: 1 });
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.settings.setMany({ rolledBack: 1 });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await store.settings.get('rolledBack')).toBeUndefined();
   });
 
@@ -48,7 +54,15 @@ describe.each(testDatabases())('auth storage on $name', (db) => {
   });
 
   it('round-trips every JSON value type through settings', async () => {
-    const values = { aBool: false, aNum: 12.5, aBig: 2 ** 40, aStr: 'päñél "quoted"', anObj: { x: [1, 'two', null] }, aNull: null, empty: '' };
+    const values = {
+      aBool: false,
+      aNum: 12.5,
+      aBig: 2 ** 40,
+      aStr: 'päñél "quoted"',
+      anObj: { x: [1, 'two', null] },
+      aNull: null,
+      empty: '',
+    };
     await store.settings.setMany(values);
     const all = await store.settings.all();
     for (const [k, v] of Object.entries(values)) {
@@ -58,8 +72,18 @@ describe.each(testDatabases())('auth storage on $name', (db) => {
   });
 
   it('lists tokens in creation order and finds them by name and token', async () => {
-    const a = await store.tokens.create({ name: 'first', token: 'a'.repeat(48), enabled: true, createdAt: 1_700_000_000 });
-    const b = await store.tokens.create({ name: 'second', token: 'b'.repeat(48), enabled: false, createdAt: 1_700_000_001 });
+    const a = await store.tokens.create({
+      name: 'first',
+      token: 'a'.repeat(48),
+      enabled: true,
+      createdAt: 1_700_000_000,
+    });
+    const b = await store.tokens.create({
+      name: 'second',
+      token: 'b'.repeat(48),
+      enabled: false,
+      createdAt: 1_700_000_001,
+    });
     const names = (await store.tokens.list()).map((x) => x.name);
     expect(names.indexOf('first')).toBeLessThan(names.indexOf('second'));
     expect(await store.tokens.byName('second')).toEqual(b);
@@ -71,14 +95,21 @@ describe.each(testDatabases())('auth storage on $name', (db) => {
   });
 
   it('serialises concurrent writes and transactions without busy errors', async () => {
-    const writes = Array.from({ length: 40 }, (_, i) => i % 4 === 0
-      ? store.transaction(async (tx) => {
-        await tx.settings.setMany({ [`tx${i}a`]: i });
-        await tx.settings.setMany({ [`tx${i}b`]: i });
-      })
-      : i % 2 === 0
-        ? store.settings.setMany({ [`w${i}`]: i })
-        : store.tokens.create({ name: `concurrent-${i}`, token: `tok${i}`.padEnd(40, 'z'), enabled: true, createdAt: i }));
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 0
+        ? store.transaction(async (tx) => {
+            await tx.settings.setMany({ [`tx${i}a`]: i });
+            await tx.settings.setMany({ [`tx${i}b`]: i });
+          })
+        : i % 2 === 0
+          ? store.settings.setMany({ [`w${i}`]: i })
+          : store.tokens.create({
+              name: `concurrent-${i}`,
+              token: `tok${i}`.padEnd(40, 'z'),
+              enabled: true,
+              createdAt: i,
+            }),
+    );
     await Promise.all(writes);
     const all = await store.settings.all();
     expect(all.tx0a).toBe(0);

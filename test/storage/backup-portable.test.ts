@@ -14,12 +14,15 @@ import type { Connection } from '../../storage/conn.js';
 
 const dbs = testDatabases();
 const byName = (n: string) => dbs.find((d) => d.name === n);
-const other = (d: TestDatabase) => (d.name === 'pg' ? byName('libsql')! : byName('pg') ?? d);
+const other = (d: TestDatabase) => (d.name === 'pg' ? byName('libsql')! : (byName('pg') ?? d));
 
 const dir = mkdtempSync(join(tmpdir(), 'panel-portable-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function withFile(data: Uint8Array, edit: (sql: (q: string) => Promise<unknown>) => Promise<void>): Promise<Uint8Array> {
+async function withFile(
+  data: Uint8Array,
+  edit: (sql: (q: string) => Promise<unknown>) => Promise<void>,
+): Promise<Uint8Array> {
   const path = join(dir, `edit-${Math.random().toString(36).slice(2)}.db`);
   writeFileSync(path, data);
   const c = createClient({ url: `file:${path}` });
@@ -59,7 +62,12 @@ describe.each(dbs)('portable backup from $name', (db) => {
       const there = await dumpTables(mid.conn);
       for (const spec of tableSpecs()) expect(there[spec.name], spec.name).toEqual(expected[spec.name]);
       // New rows get fresh ids after a restore (PostgreSQL's sequences were moved past the copied ids).
-      const token = await mid.store.tokens.create({ name: 'after-restore', token: 'tok-new', enabled: true, createdAt: 1 });
+      const token = await mid.store.tokens.create({
+        name: 'after-restore',
+        token: 'tok-new',
+        enabled: true,
+        createdAt: 1,
+      });
       expect(token?.id).toBe(3);
 
       const back = await freshStoreAndConn(db);
@@ -93,7 +101,13 @@ describe.each(dbs)('portable backup from $name', (db) => {
 
     const refused = async (data: Uint8Array, msg: RegExp, expectReplaceStarted = false) => {
       let started = false;
-      await expect(dst.store.backup.restore(data, { beforeReplace: async () => { started = true; } })).rejects.toThrow(msg);
+      await expect(
+        dst.store.backup.restore(data, {
+          beforeReplace: async () => {
+            started = true;
+          },
+        }),
+      ).rejects.toThrow(msg);
       expect(started).toBe(expectReplaceStarted);
       expect(await dumpTables(dst.conn)).toEqual(before);
     };
@@ -102,7 +116,12 @@ describe.each(dbs)('portable backup from $name', (db) => {
       await refused(snapshot.subarray(0, Math.floor(snapshot.length / 2)), /^db: /);
     });
     it('a file with a missing table', async () => {
-      await refused(await withFile(snapshot, async (q) => { await q('DROP TABLE client_traffics'); }), /missing tables: client_traffics/);
+      await refused(
+        await withFile(snapshot, async (q) => {
+          await q('DROP TABLE client_traffics');
+        }),
+        /missing tables: client_traffics/,
+      );
     });
     it('a file from a newer schema', async () => {
       const newer = await withFile(snapshot, async (q) => {

@@ -9,15 +9,46 @@ describe.each(testDatabases())('inbound client entries on $name', (db) => {
   let a = 0;
   let b = 0;
   const project = { protocol: 'vless', flowEligible: true };
-  const client = (email: string, over: { expiryTime?: number; reverse?: { tag: string } | null; comment?: string } = {}) => ({
-    email, subId: `s-${email}`, uuid: `u-${email}`, password: '', auth: '', flow: 'xtls-rprx-vision', security: '', method: '',
-    totalGB: 5, expiryTime: over.expiryTime ?? 0, enable: true, limitIp: 0, tgId: 0, comment: over.comment ?? '', group: 'g',
-    reverse: over.reverse ?? null, reset: 0, createdAt: 1, updatedAt: 2,
+  const client = (
+    email: string,
+    over: { expiryTime?: number; reverse?: { tag: string } | null; comment?: string } = {},
+  ) => ({
+    email,
+    subId: `s-${email}`,
+    uuid: `u-${email}`,
+    password: '',
+    auth: '',
+    flow: 'xtls-rprx-vision',
+    security: '',
+    method: '',
+    totalGB: 5,
+    expiryTime: over.expiryTime ?? 0,
+    enable: true,
+    limitIp: 0,
+    tgId: 0,
+    comment: over.comment ?? '',
+    group: 'g',
+    reverse: over.reverse ?? null,
+    reset: 0,
+    createdAt: 1,
+    updatedAt: 2,
   });
-  const inbound = async (port: number) => (await store.inbounds.create({
-    userId: 1, total: 0, remark: `e${port}`, enable: true, expiryTime: 0, listen: '', port, protocol: 'vless',
-    settings: { decryption: 'none' }, streamSettings: { network: 'tcp' }, sniffing: {}, tag: `e-${port}`, nodeId: null,
-  }))!.id;
+  const inbound = async (port: number) =>
+    (await store.inbounds.create({
+      userId: 1,
+      total: 0,
+      remark: `e${port}`,
+      enable: true,
+      expiryTime: 0,
+      listen: '',
+      port,
+      protocol: 'vless',
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp' },
+      sniffing: {},
+      tag: `e-${port}`,
+      nodeId: null,
+    }))!.id;
 
   beforeAll(async () => {
     store = await freshStore(db);
@@ -30,13 +61,21 @@ describe.each(testDatabases())('inbound client entries on $name', (db) => {
       { row: client('other@x'), inboundIds: [b] },
     ]);
   });
-  afterAll(async () => { await store.close(); });
+  afterAll(async () => {
+    await store.close();
+  });
 
   it('gives the entries attachedJson builds, in client id order, for the attached emails only', async () => {
     const all = await store.inbounds.attachedJson(a, project);
     const ids = (await store.clients.byEmails(['one@x', '"ü😀"@x', 'later@x'])).map((c) => c.id).sort((x, y) => x - y);
     expect(all.lastClientId).toBe(ids[ids.length - 1]);
-    const entries = await store.inbounds.clientEntriesJson(a, project, ['later@x', 'other@x', 'missing@x', '"ü😀"@x', 'one@x']);
+    const entries = await store.inbounds.clientEntriesJson(a, project, [
+      'later@x',
+      'other@x',
+      'missing@x',
+      '"ü😀"@x',
+      'one@x',
+    ]);
     expect(entries.map((e) => e.email)).toEqual(['one@x', '"ü😀"@x', 'later@x']);
     expect(entries.map((e) => e.id)).toEqual(ids);
     expect(`[${entries.map((e) => e.json).join(',')}]`).toBe(all.clients);

@@ -28,15 +28,29 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     expect(r.json.success, r.json.msg).toBe(true);
   };
   /** Sets the fake core's cumulative counters. */
-  const counters = (users: Record<string, [number, number]>, inbound?: [number, number], outbounds: Record<string, [number, number]> = {}) => {
+  const counters = (
+    users: Record<string, [number, number]>,
+    inbound?: [number, number],
+    outbounds: Record<string, [number, number]> = {},
+  ) => {
     const stats: CoreStat[] = [];
     for (const [email, [u, d]] of Object.entries(users)) {
-      stats.push({ name: `user>>>${email}>>>traffic>>>uplink`, value: u }, { name: `user>>>${email}>>>traffic>>>downlink`, value: d });
+      stats.push(
+        { name: `user>>>${email}>>>traffic>>>uplink`, value: u },
+        { name: `user>>>${email}>>>traffic>>>downlink`, value: d },
+      );
     }
-    if (inbound) stats.push({ name: `inbound>>>${tag}>>>traffic>>>uplink`, value: inbound[0] }, { name: `inbound>>>${tag}>>>traffic>>>downlink`, value: inbound[1] });
+    if (inbound)
+      stats.push(
+        { name: `inbound>>>${tag}>>>traffic>>>uplink`, value: inbound[0] },
+        { name: `inbound>>>${tag}>>>traffic>>>downlink`, value: inbound[1] },
+      );
     stats.push({ name: 'inbound>>>api>>>traffic>>>uplink', value: 123456 });
     for (const [o, [u, d]] of Object.entries(outbounds)) {
-      stats.push({ name: `outbound>>>${o}>>>traffic>>>uplink`, value: u }, { name: `outbound>>>${o}>>>traffic>>>downlink`, value: d });
+      stats.push(
+        { name: `outbound>>>${o}>>>traffic>>>uplink`, value: u },
+        { name: `outbound>>>${o}>>>traffic>>>downlink`, value: d },
+      );
     }
     t.core.stats = stats;
   };
@@ -48,12 +62,19 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
   beforeAll(async () => {
     t = await createTestApp(db);
     s = await login(t);
-    const r = await post(`${I}/add`, { port: ++port, protocol: 'vless', settings: { decryption: 'none' }, streamSettings: { network: 'tcp' } });
+    const r = await post(`${I}/add`, {
+      port: ++port,
+      protocol: 'vless',
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp' },
+    });
     expect(r.json.success, r.json.msg).toBe(true);
     inboundId = r.json.obj.id;
     tag = r.json.obj.tag;
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
   beforeEach(async () => {
     t.core.stats = [];
     await tick(); // settle baselines
@@ -70,7 +91,9 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     expect(await traffic('acc@x')).toMatchObject({ up: 1000, down: 5000 });
     const inb = (await get(`${I}/get/${inboundId}`)).json.obj;
     expect([inb.up, inb.down]).toEqual([1000, 5000]);
-    expect((await get('/panel/core/getOutboundsTraffic')).json.obj).toEqual([{ tag: 'direct', up: 10, down: 20, total: 30 }]);
+    expect((await get('/panel/core/getOutboundsTraffic')).json.obj).toEqual([
+      { tag: 'direct', up: 10, down: 20, total: 30 },
+    ]);
     const tickEvent = events('traffic.tick').at(-1);
     expect(tickEvent.clients).toEqual([{ email: 'acc@x', up: 1000, down: 5000 }]);
     expect(tickEvent.inbounds).toEqual([{ tag, up: 1000, down: 5000 }]);
@@ -84,7 +107,9 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     t.emitted.length = 0;
     await tick();
     expect(await traffic('acc@x')).toMatchObject({ up: 1000, down: 5000 });
-    expect(events('traffic.tick')).toEqual([{ at: t.clock.now(), clients: [], inbounds: [], outbounds: [], onlines: ['acc@x'] }]);
+    expect(events('traffic.tick')).toEqual([
+      { at: t.clock.now(), clients: [], inbounds: [], outbounds: [], onlines: ['acc@x'] },
+    ]);
     // 20 s without movement: offline.
     t.clock.advance(20_000);
     await tick();
@@ -124,7 +149,9 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     const c = await client('quota@x');
     expect([c.enable, c.traffic.enable]).toEqual([false, false]);
     // the core sync reacts to the event on its own schedule
-    await vi.waitFor(() => expect(t.core.ops('removeUser').some(([, email]) => email === 'quota@x')).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(t.core.ops('removeUser').some(([, email]) => email === 'quota@x')).toBe(true), {
+      timeout: 5000,
+    });
     expect((await post(`${C}/resetTraffic/quota%40x`)).json.success).toBe(true);
     const back = await client('quota@x');
     expect([back.enable, back.traffic.enable, back.traffic.up]).toEqual([true, true, 0]);
@@ -219,7 +246,9 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     t.emitted.length = 0;
     counters({ 'flush2@x': [60, 30] });
     await t.services.traffic.flush();
-    expect(events('traffic.tick')).toEqual([expect.objectContaining({ at: t.clock.now(), clients: [{ email: 'flush2@x', up: 60, down: 30 }] })]);
+    expect(events('traffic.tick')).toEqual([
+      expect.objectContaining({ at: t.clock.now(), clients: [{ email: 'flush2@x', up: 60, down: 30 }] }),
+    ]);
     // quota exactly used by the flushed counters (flush does not enforce: the client is still enabled)
     const o = (await get(`${C}/list/paged?filter=depleted&search=flush2`)).json.obj;
     expect(o.items.map((i: any) => [i.email, i.enable])).toEqual([['flush2@x', true]]);
@@ -231,7 +260,11 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     const batches: AccessObservation[][] = [];
     const lines: string[] = [];
     const svc = new TrafficService({
-      store: t.store, core: t.core, clock: t.clock, events: t.events, settings: t.services.settings,
+      store: t.store,
+      core: t.core,
+      clock: t.clock,
+      events: t.events,
+      settings: t.services.settings,
       accessLog: { read: async () => batches.shift() ?? [] },
       ipLimitLog: { append: async (l) => void lines.push(...l) },
     });
@@ -241,16 +274,25 @@ describe.each(testDatabases())('traffic service on $name', (db) => {
     expect((await post(`${C}/ips/ips%40x`)).json.obj).toEqual([]);
     expect((await post('/panel/setting/update', { ipLimitEnable: true })).json.success).toBe(true);
     try {
-      batches.push([{ email: 'ips@x', ip: '198.51.100.1' }, { email: 'free@x', ip: '192.0.2.5' }, { email: 'ghost@x', ip: '192.0.2.6' }]);
+      batches.push([
+        { email: 'ips@x', ip: '198.51.100.1' },
+        { email: 'free@x', ip: '192.0.2.5' },
+        { email: 'ghost@x', ip: '192.0.2.6' },
+      ]);
       t.clock.advance(1000);
       await svc.tick();
       expect(lines).toEqual([]);
-      batches.push([{ email: 'ips@x', ip: '198.51.100.2' }, { email: 'free@x', ip: '192.0.2.7' }]);
+      batches.push([
+        { email: 'ips@x', ip: '198.51.100.2' },
+        { email: 'free@x', ip: '192.0.2.7' },
+      ]);
       t.clock.advance(1000);
       const r = await svc.tick();
       expect(r.ipLimitLines).toBe(1);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \[LIMIT_IP\] Email = ips@x \|\| SRC = 198\.51\.100\.2$/);
+      expect(lines[0]).toMatch(
+        /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2} \[LIMIT_IP\] Email = ips@x \|\| SRC = 198\.51\.100\.2$/,
+      );
       const ips = (await post(`${C}/ips/ips%40x`)).json.obj as string[];
       expect(ips.join(' ')).toContain('198.51.100.1');
       expect(ips.join(' ')).toContain('198.51.100.2');

@@ -38,18 +38,44 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
     const { clients, clientTraffics } = conn.t;
     for (let i = 0; i < all.length; i += 500) {
       const rows = all.slice(i, i + 500);
-      await conn.write((d) => d.insert(clients).values(rows.map((r) => ({
-        email: r.email, totalGB: r.total ?? 0, expiryTime: r.expiry ?? 0, enable: r.enable ?? true, reset: r.reset ?? 0,
-        limitIp: r.limitIp ?? 0, createdAt: 1, updatedAt: 1,
-      }))));
-      await conn.write((d) => d.insert(clientTraffics).values(rows.map((r) => ({
-        email: r.email, up: r.up ?? 0, down: r.down ?? 0, enable: r.trafficEnable ?? (r.enable ?? true),
-      }))));
+      await conn.write((d) =>
+        d.insert(clients).values(
+          rows.map((r) => ({
+            email: r.email,
+            totalGB: r.total ?? 0,
+            expiryTime: r.expiry ?? 0,
+            enable: r.enable ?? true,
+            reset: r.reset ?? 0,
+            limitIp: r.limitIp ?? 0,
+            createdAt: 1,
+            updatedAt: 1,
+          })),
+        ),
+      );
+      await conn.write((d) =>
+        d.insert(clientTraffics).values(
+          rows.map((r) => ({
+            email: r.email,
+            up: r.up ?? 0,
+            down: r.down ?? 0,
+            enable: r.trafficEnable ?? r.enable ?? true,
+          })),
+        ),
+      );
     }
   }
 
-  async function inbound(tag: string, port: number, extra: Partial<{ total: number; expiryTime: number; up: number; down: number }> = {}) {
-    const [row] = await conn.write((d) => d.insert(conn.t.inbounds).values({ tag, port, protocol: 'vless', ...extra }).returning());
+  async function inbound(
+    tag: string,
+    port: number,
+    extra: Partial<{ total: number; expiryTime: number; up: number; down: number }> = {},
+  ) {
+    const [row] = await conn.write((d) =>
+      d
+        .insert(conn.t.inbounds)
+        .values({ tag, port, protocol: 'vless', ...extra })
+        .returning(),
+    );
     return row!.id;
   }
 
@@ -61,10 +87,18 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
 
   it('adds client deltas by email in one batch, sets lastOnline in seconds, ignores unknown emails', async () => {
     await seed([{ email: 'a@x', up: 10, down: 20 }, { email: 'b@x' }, { email: 'idle@x', up: 5 }]);
-    await store.traffic.applyDeltas({
-      clients: [{ email: 'a@x', up: 100, down: 200 }, { email: 'b@x', up: 1, down: 0 }, { email: 'ghost@x', up: 9, down: 9 }],
-      inbounds: [], outbounds: [],
-    }, NOW + 999);
+    await store.traffic.applyDeltas(
+      {
+        clients: [
+          { email: 'a@x', up: 100, down: 200 },
+          { email: 'b@x', up: 1, down: 0 },
+          { email: 'ghost@x', up: 9, down: 9 },
+        ],
+        inbounds: [],
+        outbounds: [],
+      },
+      NOW + 999,
+    );
     const a = await client('a@x');
     expect([a.traffic.up, a.traffic.down, a.traffic.lastOnline]).toEqual([110, 220, Math.floor((NOW + 999) / 1000)]);
     const b = await client('b@x');
@@ -79,9 +113,14 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
     const n = 2500;
     await seed(Array.from({ length: n }, (_, i) => ({ email: `u${i}@x` })));
     const big = 5_000_000_000_000; // beyond 32 bits
-    await store.traffic.applyDeltas({
-      clients: Array.from({ length: n }, (_, i) => ({ email: `u${i}@x`, up: big + i, down: i })), inbounds: [], outbounds: [],
-    }, NOW);
+    await store.traffic.applyDeltas(
+      {
+        clients: Array.from({ length: n }, (_, i) => ({ email: `u${i}@x`, up: big + i, down: i })),
+        inbounds: [],
+        outbounds: [],
+      },
+      NOW,
+    );
     const rows = await conn.db.select().from(conn.t.clientTraffics);
     expect(rows).toHaveLength(n);
     for (const r of rows) {
@@ -93,11 +132,28 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
   it('adds inbound deltas by tag and upserts outbound counters', async () => {
     const id = await inbound('in-1', 1001, { up: 5, down: 5 });
     await inbound('in-2', 1002);
-    await store.traffic.applyDeltas({
-      clients: [], inbounds: [{ tag: 'in-1', up: 10, down: 20 }, { tag: 'nope', up: 1, down: 1 }],
-      outbounds: [{ tag: 'direct', up: 3, down: 4 }],
-    }, NOW);
-    await store.traffic.applyDeltas({ clients: [], inbounds: [], outbounds: [{ tag: 'direct', up: 1, down: 1 }, { tag: 'blocked', up: 0, down: 7 }] }, NOW);
+    await store.traffic.applyDeltas(
+      {
+        clients: [],
+        inbounds: [
+          { tag: 'in-1', up: 10, down: 20 },
+          { tag: 'nope', up: 1, down: 1 },
+        ],
+        outbounds: [{ tag: 'direct', up: 3, down: 4 }],
+      },
+      NOW,
+    );
+    await store.traffic.applyDeltas(
+      {
+        clients: [],
+        inbounds: [],
+        outbounds: [
+          { tag: 'direct', up: 1, down: 1 },
+          { tag: 'blocked', up: 0, down: 7 },
+        ],
+      },
+      NOW,
+    );
     const ins = await conn.db.select().from(conn.t.inbounds);
     expect(ins.find((r) => r.id === id)).toMatchObject({ up: 15, down: 25 });
     expect(ins.find((r) => r.tag === 'in-2')).toMatchObject({ up: 0, down: 0 });
@@ -116,13 +172,30 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
   });
 
   it('delayed start: a negative expiry becomes now + duration only for clients that moved', async () => {
-    await seed([{ email: 'moved@x', expiry: -3 * DAY_MS }, { email: 'still@x', expiry: -3 * DAY_MS }, { email: 'abs@x', expiry: NOW + 5 }]);
-    await store.traffic.applyDeltas({ clients: [{ email: 'moved@x', up: 1, down: 0 }, { email: 'abs@x', up: 1, down: 1 }], inbounds: [], outbounds: [] }, NOW);
+    await seed([
+      { email: 'moved@x', expiry: -3 * DAY_MS },
+      { email: 'still@x', expiry: -3 * DAY_MS },
+      { email: 'abs@x', expiry: NOW + 5 },
+    ]);
+    await store.traffic.applyDeltas(
+      {
+        clients: [
+          { email: 'moved@x', up: 1, down: 0 },
+          { email: 'abs@x', up: 1, down: 1 },
+        ],
+        inbounds: [],
+        outbounds: [],
+      },
+      NOW,
+    );
     expect((await client('moved@x')).expiryTime).toBe(NOW + 3 * DAY_MS);
     expect((await client('still@x')).expiryTime).toBe(-3 * DAY_MS);
     expect((await client('abs@x')).expiryTime).toBe(NOW + 5);
     // A second movement does not move it again.
-    await store.traffic.applyDeltas({ clients: [{ email: 'moved@x', up: 1, down: 0 }], inbounds: [], outbounds: [] }, NOW + 60_000);
+    await store.traffic.applyDeltas(
+      { clients: [{ email: 'moved@x', up: 1, down: 0 }], inbounds: [], outbounds: [] },
+      NOW + 60_000,
+    );
     expect((await client('moved@x')).expiryTime).toBe(NOW + 3 * DAY_MS);
   });
 
@@ -141,9 +214,21 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
     ];
     await seed(cases);
     const r = await store.traffic.enforce(NOW, 'all');
-    const expected = cases.filter((c) => shouldDeplete({
-      enable: c.enable ?? true, up: c.up ?? 0, down: c.down ?? 0, total: c.total ?? 0, expiryTime: c.expiry ?? 0,
-    }, NOW)).map((c) => c.email).sort();
+    const expected = cases
+      .filter((c) =>
+        shouldDeplete(
+          {
+            enable: c.enable ?? true,
+            up: c.up ?? 0,
+            down: c.down ?? 0,
+            total: c.total ?? 0,
+            expiryTime: c.expiry ?? 0,
+          },
+          NOW,
+        ),
+      )
+      .map((c) => c.email)
+      .sort();
     expect(expected).toEqual(['expiry-now@x', 'expiry-past@x', 'quota-exact@x', 'quota-over@x']);
     expect([...r.depleted].sort()).toEqual(expected);
     expect(r.renewed).toEqual([]);
@@ -162,7 +247,9 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
 
   it('checks quota only for the listed (moved) clients unless asked for all; expiry always for all', async () => {
     await seed([
-      { email: 'a@x', total: 10, up: 10 }, { email: 'b@x', total: 10, up: 11 }, { email: 'c@x', expiry: NOW - 1 },
+      { email: 'a@x', total: 10, up: 10 },
+      { email: 'b@x', total: 10, up: 11 },
+      { email: 'c@x', expiry: NOW - 1 },
       { email: 'fine@x', total: 10, up: 1 },
     ]);
     const r = await store.traffic.enforce(NOW, ['a@x', 'fine@x', 'ghost@x']);
@@ -176,17 +263,32 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
   it('keeps odd emails intact through the batched statements', async () => {
     const odd = ['we"ird\\,x@y', "o'neil{1}@x", 'sp ace,@x', 'ünï@x'];
     await seed(odd.map((email) => ({ email, total: 5 })));
-    await store.traffic.applyDeltas({ clients: odd.map((email) => ({ email, up: 5, down: 1 })), inbounds: [], outbounds: [] }, NOW);
+    await store.traffic.applyDeltas(
+      { clients: odd.map((email) => ({ email, up: 5, down: 1 })), inbounds: [], outbounds: [] },
+      NOW,
+    );
     for (const email of odd) expect((await client(email)).traffic.up).toBe(5);
     const r = await store.traffic.enforce(NOW, odd);
     expect([...r.depleted].sort()).toEqual([...odd].sort());
-    await store.traffic.recordIps(odd.map((email) => ({ email, ip: '192.0.2.1' })), 10);
+    await store.traffic.recordIps(
+      odd.map((email) => ({ email, ip: '192.0.2.1' })),
+      10,
+    );
     expect([...(await store.traffic.ipsOf(odd)).keys()].sort()).toEqual([...odd].sort());
   });
 
   it('auto-renew moves expiry forward by whole periods past now, zeroes counters and re-enables depleted clients', async () => {
     const cases: Seed[] = [
-      { email: 'one@x', reset: 30, expiry: NOW - 1000, total: 100, up: 100, down: 0, enable: false, trafficEnable: false },
+      {
+        email: 'one@x',
+        reset: 30,
+        expiry: NOW - 1000,
+        total: 100,
+        up: 100,
+        down: 0,
+        enable: false,
+        trafficEnable: false,
+      },
       { email: 'exact@x', reset: 1, expiry: NOW, up: 5 },
       { email: 'many@x', reset: 7, expiry: NOW - 20 * DAY_MS, up: 1, down: 1 },
       { email: 'boundary@x', reset: 7, expiry: NOW - 14 * DAY_MS },
@@ -228,11 +330,27 @@ describe.each(testDatabases())('traffic store on $name', (db) => {
 
   it('records client IPs for known clients, reads limits and prunes old rows', async () => {
     await seed([{ email: 'a@x', limitIp: 2 }, { email: 'b@x' }]);
-    await store.traffic.recordIps([{ email: 'a@x', ip: '203.0.113.1' }, { email: 'a@x', ip: '203.0.113.1' }, { email: 'ghost@x', ip: '1.1.1.1' }], 1000);
-    await store.traffic.recordIps([{ email: 'a@x', ip: '2001:db8::1' }, { email: 'b@x', ip: '198.51.100.4' }], 2000);
+    await store.traffic.recordIps(
+      [
+        { email: 'a@x', ip: '203.0.113.1' },
+        { email: 'a@x', ip: '203.0.113.1' },
+        { email: 'ghost@x', ip: '1.1.1.1' },
+      ],
+      1000,
+    );
+    await store.traffic.recordIps(
+      [
+        { email: 'a@x', ip: '2001:db8::1' },
+        { email: 'b@x', ip: '198.51.100.4' },
+      ],
+      2000,
+    );
     await store.traffic.recordIps([{ email: 'a@x', ip: '203.0.113.1' }], 3000);
     const ips = await store.traffic.ipsOf(['a@x', 'b@x', 'ghost@x']);
-    expect(ips.get('a@x')).toEqual([{ ip: '2001:db8::1', lastSeen: 2000 }, { ip: '203.0.113.1', lastSeen: 3000 }]);
+    expect(ips.get('a@x')).toEqual([
+      { ip: '2001:db8::1', lastSeen: 2000 },
+      { ip: '203.0.113.1', lastSeen: 3000 },
+    ]);
     expect(ips.get('b@x')).toEqual([{ ip: '198.51.100.4', lastSeen: 2000 }]);
     expect(ips.has('ghost@x')).toBe(false);
     expect(await store.traffic.ipLimits(['a@x', 'b@x', 'ghost@x'])).toEqual(new Map([['a@x', 2]]));

@@ -65,7 +65,13 @@ export async function createTestApp(db: TestDatabase, opts: TestAppOptions = {})
   const host = new FakeHost();
   const coreMetrics = new FakeCoreMetrics();
   const services = createServices({
-    store, core, clock, events, portProbe, host, coreMetrics,
+    store,
+    core,
+    clock,
+    events,
+    portProbe,
+    host,
+    coreMetrics,
     files: { isReadableFile: async (p) => readableFiles.has(p) },
     panel: { requestRestart: (ms) => restarts.push(ms) },
     runtime: { panelVersion: '0.1.0', dataDir: '/nonexistent' },
@@ -81,7 +87,22 @@ export async function createTestApp(db: TestDatabase, opts: TestAppOptions = {})
     secure: false,
     docsAssets: swaggerUiAssets(),
   });
-  return { app, services, store, core, portProbe, host, coreMetrics, clock, events, emitted, readableFiles, restarts, peer, close: () => store.close() };
+  return {
+    app,
+    services,
+    store,
+    core,
+    portProbe,
+    host,
+    coreMetrics,
+    clock,
+    events,
+    emitted,
+    readableFiles,
+    restarts,
+    peer,
+    close: () => store.close(),
+  };
 }
 
 export interface Session {
@@ -92,7 +113,9 @@ export interface Session {
 /** Logs in through the API and returns the cookie plus the CSRF token. */
 export async function login(t: TestApp, creds = ADMIN, base = '/'): Promise<Session> {
   const res = await t.app.request(`${base}login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(creds),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(creds),
   });
   const body = await res.json();
   if (!body.success) throw new Error(`login failed: ${body.msg}`);
@@ -104,7 +127,14 @@ export async function login(t: TestApp, creds = ADMIN, base = '/'): Promise<Sess
 type Auth = Session | { bearer: string } | undefined;
 
 /** Sends a request as the given principal; JSON bodies get the JSON content type. */
-export async function call(t: TestApp, method: string, path: string, body?: unknown, auth?: Auth, extra: Record<string, string> = {}) {
+export async function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  body?: unknown,
+  auth?: Auth,
+  extra: Record<string, string> = {},
+) {
   const headers: Record<string, string> = { ...extra };
   if (auth && 'bearer' in auth) headers.authorization = `Bearer ${auth.bearer}`;
   else if (auth) {
@@ -120,6 +150,10 @@ export async function call(t: TestApp, method: string, path: string, body?: unkn
   const res = await t.app.request(path, { method, headers, body: payload });
   const text = await res.text();
   let json: any = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, json, text, headers: res.headers };
 }

@@ -1,6 +1,12 @@
 // Fakes for the host metrics port: a host whose readings a test sets, an in-memory history file, and a core
 // metrics endpoint that answers what the test sets.
-import type { CoreMetricsProbe, CoreVarsResult, HistoryFile, HostMetrics, HostReading } from '../../domain/ports/host.js';
+import type {
+  CoreMetricsProbe,
+  CoreVarsResult,
+  HistoryFile,
+  HostMetrics,
+  HostReading,
+} from '../../domain/ports/host.js';
 
 export function hostReading(over: Partial<HostReading> = {}): HostReading {
   return {
@@ -27,8 +33,13 @@ export class FakeHost implements HostMetrics {
 export class MemoryHistoryFile implements HistoryFile {
   data: unknown = null;
   saves = 0;
-  async load() { return this.data === null ? null : structuredClone(this.data); }
-  async save(data: unknown) { this.saves++; this.data = structuredClone(data); }
+  async load() {
+    return this.data === null ? null : structuredClone(this.data);
+  }
+  async save(data: unknown) {
+    this.saves++;
+    this.data = structuredClone(data);
+  }
 }
 
 export class FakeCoreMetrics implements CoreMetricsProbe {

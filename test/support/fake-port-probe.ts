@@ -9,8 +9,10 @@ export class FakePortProbe implements PortProbe {
 
   async probe(listen: string, port: number, transports: Transports): Promise<PortProbeResult> {
     this.calls.push({ listen, port, transports });
-    if (transports.tcp && this.taken.has(`tcp/${port}`)) return { free: false, transport: 'tcp', reason: 'address already in use' };
-    if (transports.udp && this.taken.has(`udp/${port}`)) return { free: false, transport: 'udp', reason: 'address already in use' };
+    if (transports.tcp && this.taken.has(`tcp/${port}`))
+      return { free: false, transport: 'tcp', reason: 'address already in use' };
+    if (transports.udp && this.taken.has(`udp/${port}`))
+      return { free: false, transport: 'udp', reason: 'address already in use' };
     return { free: true };
   }
 }

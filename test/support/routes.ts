@@ -27,7 +27,13 @@ export function openApiPath(path: string): string {
 }
 
 const SAMPLES: Record<string, string> = {
-  id: '1', email: 'walk@example.com', file: 'swagger-ui.css', count: '10', bucket: '2', metric: 'cpu', trailingSlash: '',
+  id: '1',
+  email: 'walk@example.com',
+  file: 'swagger-ui.css',
+  count: '10',
+  bucket: '2',
+  metric: 'cpu',
+  trailingSlash: '',
 };
 
 /** A concrete URL path for a pattern, with a plausible value for each parameter. */

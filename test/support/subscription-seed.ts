@@ -46,27 +46,62 @@ export class Seeder {
 
   async inbound(i: SeedInbound): Promise<number> {
     const { inbounds } = this.conn.t;
-    const [row] = await this.conn.write((db) => db.insert(inbounds).values({
-      protocol: i.protocol, port: i.port, remark: i.remark ?? '', listen: i.listen ?? '', enable: i.enable ?? true,
-      settings: JSON.stringify(i.settings ?? {}), streamSettings: JSON.stringify(i.streamSettings ?? { network: 'tcp', security: 'none' }),
-      sniffing: '{}', tag: i.tag ?? `inbound-${i.port}`,
-    }).returning({ id: inbounds.id }));
+    const [row] = await this.conn.write((db) =>
+      db
+        .insert(inbounds)
+        .values({
+          protocol: i.protocol,
+          port: i.port,
+          remark: i.remark ?? '',
+          listen: i.listen ?? '',
+          enable: i.enable ?? true,
+          settings: JSON.stringify(i.settings ?? {}),
+          streamSettings: JSON.stringify(i.streamSettings ?? { network: 'tcp', security: 'none' }),
+          sniffing: '{}',
+          tag: i.tag ?? `inbound-${i.port}`,
+        })
+        .returning({ id: inbounds.id }),
+    );
     return row!.id;
   }
 
   async client(c: SeedClient, inboundIds: number[]): Promise<number> {
     const { clients, clientInbounds, clientTraffics } = this.conn.t;
     const now = Date.now();
-    const [row] = await this.conn.write((db) => db.insert(clients).values({
-      email: c.email, subId: c.subId, uuid: c.uuid ?? crypto.randomUUID(), password: c.password ?? '', auth: c.auth ?? '',
-      flow: c.flow ?? '', security: c.security ?? '', method: c.method ?? '', totalGB: c.totalGB ?? 0, expiryTime: c.expiryTime ?? 0,
-      enable: c.enable ?? true, createdAt: now, updatedAt: now,
-    }).returning({ id: clients.id }));
+    const [row] = await this.conn.write((db) =>
+      db
+        .insert(clients)
+        .values({
+          email: c.email,
+          subId: c.subId,
+          uuid: c.uuid ?? crypto.randomUUID(),
+          password: c.password ?? '',
+          auth: c.auth ?? '',
+          flow: c.flow ?? '',
+          security: c.security ?? '',
+          method: c.method ?? '',
+          totalGB: c.totalGB ?? 0,
+          expiryTime: c.expiryTime ?? 0,
+          enable: c.enable ?? true,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning({ id: clients.id }),
+    );
     const id = row!.id;
-    if (inboundIds.length) await this.conn.write((db) => db.insert(clientInbounds).values(inboundIds.map((inboundId) => ({ clientId: id, inboundId }))));
-    await this.conn.write((db) => db.insert(clientTraffics).values({
-      email: c.email, up: c.up ?? 0, down: c.down ?? 0, enable: c.trafficEnable ?? true, lastOnline: c.lastOnline ?? 0,
-    }));
+    if (inboundIds.length)
+      await this.conn.write((db) =>
+        db.insert(clientInbounds).values(inboundIds.map((inboundId) => ({ clientId: id, inboundId }))),
+      );
+    await this.conn.write((db) =>
+      db.insert(clientTraffics).values({
+        email: c.email,
+        up: c.up ?? 0,
+        down: c.down ?? 0,
+        enable: c.trafficEnable ?? true,
+        lastOnline: c.lastOnline ?? 0,
+      }),
+    );
     return id;
   }
 

@@ -69,13 +69,92 @@ const V3_DDL = [
 /** The clients each fixture means, as 3x-ui would list them in settings.clients. */
 export function fixtureClients() {
   return {
-    alice: { id: U(1), email: 'alice@x', flow: '', limitIp: 2, totalGB: 0, expiryTime: 0, enable: true, tgId: '', subId: 'sub-alice', comment: 'vip', reset: 0 },
-    shared: { id: U(2), email: 'shared@x', limitIp: 0, totalGB: 50 * 2 ** 30, expiryTime: NOW + 30 * DAY, enable: true, tgId: 424242, subId: 'sub-shared', comment: '', reset: 30 },
-    expired: { id: U(3), email: 'expired@x', limitIp: 0, totalGB: 0, expiryTime: NOW - 2 * DAY, enable: true, tgId: 0, subId: 'sub-exp', comment: '', reset: 0 },
-    delayed: { id: U(4), email: 'delayed@x', limitIp: 0, totalGB: 0, expiryTime: -3 * DAY, enable: true, tgId: 0, subId: 'sub-delay', comment: '', reset: 0 },
-    depleted: { password: 'trojan-pass-1', email: 'depleted@x', limitIp: 0, totalGB: 2 ** 20, expiryTime: 0, enable: true, tgId: 0, subId: 'sub-dep', comment: '', reset: 0 },
-    ss: { method: 'aes-128-gcm', password: 'ss-pass-1', email: 'ss@x', limitIp: 0, totalGB: 0, expiryTime: 0, enable: true, tgId: 0, subId: 'sub-ss', comment: '', reset: 0 },
-    off: { id: U(5), email: 'off@x', limitIp: 0, totalGB: 0, expiryTime: 0, enable: false, tgId: 0, subId: 'sub-off', comment: 'paused', reset: 0 },
+    alice: {
+      id: U(1),
+      email: 'alice@x',
+      flow: '',
+      limitIp: 2,
+      totalGB: 0,
+      expiryTime: 0,
+      enable: true,
+      tgId: '',
+      subId: 'sub-alice',
+      comment: 'vip',
+      reset: 0,
+    },
+    shared: {
+      id: U(2),
+      email: 'shared@x',
+      limitIp: 0,
+      totalGB: 50 * 2 ** 30,
+      expiryTime: NOW + 30 * DAY,
+      enable: true,
+      tgId: 424242,
+      subId: 'sub-shared',
+      comment: '',
+      reset: 30,
+    },
+    expired: {
+      id: U(3),
+      email: 'expired@x',
+      limitIp: 0,
+      totalGB: 0,
+      expiryTime: NOW - 2 * DAY,
+      enable: true,
+      tgId: 0,
+      subId: 'sub-exp',
+      comment: '',
+      reset: 0,
+    },
+    delayed: {
+      id: U(4),
+      email: 'delayed@x',
+      limitIp: 0,
+      totalGB: 0,
+      expiryTime: -3 * DAY,
+      enable: true,
+      tgId: 0,
+      subId: 'sub-delay',
+      comment: '',
+      reset: 0,
+    },
+    depleted: {
+      password: 'trojan-pass-1',
+      email: 'depleted@x',
+      limitIp: 0,
+      totalGB: 2 ** 20,
+      expiryTime: 0,
+      enable: true,
+      tgId: 0,
+      subId: 'sub-dep',
+      comment: '',
+      reset: 0,
+    },
+    ss: {
+      method: 'aes-128-gcm',
+      password: 'ss-pass-1',
+      email: 'ss@x',
+      limitIp: 0,
+      totalGB: 0,
+      expiryTime: 0,
+      enable: true,
+      tgId: 0,
+      subId: 'sub-ss',
+      comment: '',
+      reset: 0,
+    },
+    off: {
+      id: U(5),
+      email: 'off@x',
+      limitIp: 0,
+      totalGB: 0,
+      expiryTime: 0,
+      enable: false,
+      tgId: 0,
+      subId: 'sub-off',
+      comment: 'paused',
+      reset: 0,
+    },
   };
 }
 
@@ -86,24 +165,112 @@ export async function buildXuiDb(path: string, o: XuiFixtureOptions): Promise<vo
   for (const q of v3 ? V3_DDL : V2_DDL) await run(q);
   const c = fixtureClients();
   const [pMaster, pVmess, pTrojan, pSs] = o.ports;
-  const tls = { network: 'tcp', security: 'tls', tlsSettings: { serverName: 'example.com', certificates: [{ certificateFile: o.certFile, keyFile: o.keyFile }] }, tcpSettings: { header: { type: 'none' } } };
+  const tls = {
+    network: 'tcp',
+    security: 'tls',
+    tlsSettings: { serverName: 'example.com', certificates: [{ certificateFile: o.certFile, keyFile: o.keyFile }] },
+    tcpSettings: { header: { type: 'none' } },
+  };
   const sniff = JSON.stringify({ enabled: true, destOverride: ['http', 'tls'], metadataOnly: false, routeOnly: false });
   const inbounds = [
-    { id: 1, remark: 'master', port: pMaster, protocol: 'vless', reset: 'monthly',
-      settings: { clients: [c.alice, { ...c.shared, flow: '' }, c.off], decryption: 'none', fallbacks: v3 ? [] : [{ path: '/vm', dest: pVmess, xver: 0 }] },
-      stream: tls },
-    { id: 2, remark: 'vmess child', port: pVmess, protocol: 'vmess', reset: 'never', listen: '127.0.0.1',
-      settings: { clients: [{ ...c.shared, security: 'auto' }, { ...c.expired, security: 'auto' }, { ...c.delayed, security: 'auto' }] },
-      stream: { network: 'ws', security: 'none', wsSettings: { path: '/vm', headers: {} } } },
-    { id: 3, remark: 'trojan', port: pTrojan, protocol: 'trojan', reset: 'never', settings: { clients: [c.depleted], fallbacks: [] }, stream: { network: 'tcp', security: 'none' } },
-    { id: 4, remark: 'ss', port: pSs, protocol: 'shadowsocks', reset: 'never', settings: { method: 'aes-128-gcm', password: '', network: 'tcp,udp', clients: [c.ss] }, stream: { network: 'tcp', security: 'none' } },
-    { id: 5, remark: 'tun device', port: 0, protocol: 'tun', reset: 'never', settings: { name: 'xray0', mtu: 1500 }, stream: {} },
+    {
+      id: 1,
+      remark: 'master',
+      port: pMaster,
+      protocol: 'vless',
+      reset: 'monthly',
+      settings: {
+        clients: [c.alice, { ...c.shared, flow: '' }, c.off],
+        decryption: 'none',
+        fallbacks: v3 ? [] : [{ path: '/vm', dest: pVmess, xver: 0 }],
+      },
+      stream: tls,
+    },
+    {
+      id: 2,
+      remark: 'vmess child',
+      port: pVmess,
+      protocol: 'vmess',
+      reset: 'never',
+      listen: '127.0.0.1',
+      settings: {
+        clients: [
+          { ...c.shared, security: 'auto' },
+          { ...c.expired, security: 'auto' },
+          { ...c.delayed, security: 'auto' },
+        ],
+      },
+      stream: { network: 'ws', security: 'none', wsSettings: { path: '/vm', headers: {} } },
+    },
+    {
+      id: 3,
+      remark: 'trojan',
+      port: pTrojan,
+      protocol: 'trojan',
+      reset: 'never',
+      settings: { clients: [c.depleted], fallbacks: [] },
+      stream: { network: 'tcp', security: 'none' },
+    },
+    {
+      id: 4,
+      remark: 'ss',
+      port: pSs,
+      protocol: 'shadowsocks',
+      reset: 'never',
+      settings: { method: 'aes-128-gcm', password: '', network: 'tcp,udp', clients: [c.ss] },
+      stream: { network: 'tcp', security: 'none' },
+    },
+    {
+      id: 5,
+      remark: 'tun device',
+      port: 0,
+      protocol: 'tun',
+      reset: 'never',
+      settings: { name: 'xray0', mtu: 1500 },
+      stream: {},
+    },
   ];
   for (const ib of inbounds) {
-    const cols = ['id', 'user_id', 'up', 'down', 'total', 'remark', 'enable', 'expiry_time', 'traffic_reset', 'listen', 'port', 'protocol', 'settings', 'stream_settings', 'tag', 'sniffing'];
-    const vals: unknown[] = [ib.id, 1, ib.id * 1000, ib.id * 2000, 0, ib.remark, 1, 0, ib.reset, ib.listen ?? '', ib.port, ib.protocol,
-      JSON.stringify(ib.settings), JSON.stringify(ib.stream), `inbound-${ib.port}`, sniff];
-    if (!v3) { cols.push('all_time'); vals.push(123_456_789); }
+    const cols = [
+      'id',
+      'user_id',
+      'up',
+      'down',
+      'total',
+      'remark',
+      'enable',
+      'expiry_time',
+      'traffic_reset',
+      'listen',
+      'port',
+      'protocol',
+      'settings',
+      'stream_settings',
+      'tag',
+      'sniffing',
+    ];
+    const vals: unknown[] = [
+      ib.id,
+      1,
+      ib.id * 1000,
+      ib.id * 2000,
+      0,
+      ib.remark,
+      1,
+      0,
+      ib.reset,
+      ib.listen ?? '',
+      ib.port,
+      ib.protocol,
+      JSON.stringify(ib.settings),
+      JSON.stringify(ib.stream),
+      `inbound-${ib.port}`,
+      sniff,
+    ];
+    if (!v3) {
+      cols.push('all_time');
+      vals.push(123_456_789);
+    }
     await run(`INSERT INTO inbounds (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, vals);
   }
   const traffic: [number, string, number, number, boolean, number, number][] = [
@@ -120,15 +287,35 @@ export async function buildXuiDb(path: string, o: XuiFixtureOptions): Promise<vo
   for (const [ib, email, up, down, enable, total, last] of traffic) {
     const cols = ['inbound_id', 'enable', 'email', 'up', 'down', 'expiry_time', 'total', 'reset', 'last_online'];
     const vals: unknown[] = [ib, enable ? 1 : 0, email, up, down, 0, total, 0, last];
-    if (!v3) { cols.push('all_time'); vals.push(up + down + 1_000_000); }
+    if (!v3) {
+      cols.push('all_time');
+      vals.push(up + down + 1_000_000);
+    }
     await run(`INSERT INTO client_traffics (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, vals);
   }
   await run('INSERT INTO users (username, password) VALUES (?, ?)', ['xadmin', o.adminPassword ?? BCRYPT]);
   const settings: [string, string][] = [
-    ['webPort', '2053'], ['subPath', '/mysub/'], ['subTitle', 'Moved from 3x-ui'], ['tgBotChatId', '111,222'],
-    ['timeLocation', 'Local'], ['secret', 'xui-session-secret'], ['remarkModel', '-ieo'], ['restartXrayOnClientDisable', 'true'],
-    ['expireDiff', '3'], ['subEncrypt', 'false'],
-    ['xrayTemplateConfig', JSON.stringify({ log: { loglevel: 'warning' }, outbounds: [{ protocol: 'freedom', tag: 'direct' }, { protocol: 'blackhole', tag: 'blocked' }], routing: { rules: [] } })],
+    ['webPort', '2053'],
+    ['subPath', '/mysub/'],
+    ['subTitle', 'Moved from 3x-ui'],
+    ['tgBotChatId', '111,222'],
+    ['timeLocation', 'Local'],
+    ['secret', 'xui-session-secret'],
+    ['remarkModel', '-ieo'],
+    ['restartXrayOnClientDisable', 'true'],
+    ['expireDiff', '3'],
+    ['subEncrypt', 'false'],
+    [
+      'xrayTemplateConfig',
+      JSON.stringify({
+        log: { loglevel: 'warning' },
+        outbounds: [
+          { protocol: 'freedom', tag: 'direct' },
+          { protocol: 'blackhole', tag: 'blocked' },
+        ],
+        routing: { rules: [] },
+      }),
+    ],
   ];
   for (const [k, v] of settings) await run('INSERT INTO settings (key, value) VALUES (?, ?)', [k, v]);
   await run("INSERT INTO outbound_traffics (tag, up, down, total) VALUES ('direct', 5, 6, 11)");
@@ -141,17 +328,62 @@ export async function buildXuiDb(path: string, o: XuiFixtureOptions): Promise<vo
     for (const r of rec) {
       ids[r.email] = ++id;
       const x = r as Record<string, unknown>;
-      await run(`INSERT INTO clients (id, email, sub_id, uuid, password, auth, flow, security, reverse, limit_ip, total_gb, expiry_time, enable, tg_id, group_name, comment, reset, created_at, updated_at)
+      await run(
+        `INSERT INTO clients (id, email, sub_id, uuid, password, auth, flow, security, reverse, limit_ip, total_gb, expiry_time, enable, tg_id, group_name, comment, reset, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, '', '', '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, r.email, r.subId, String(x.id ?? ''), String(x.password ?? ''), r.limitIp, r.totalGB, r.expiryTime, r.enable ? 1 : 0,
-        Number(r.tgId) || 0, r.email === 'shared@x' ? 'team' : '', r.comment, r.reset, NOW - DAY, NOW]);
+        [
+          id,
+          r.email,
+          r.subId,
+          String(x.id ?? ''),
+          String(x.password ?? ''),
+          r.limitIp,
+          r.totalGB,
+          r.expiryTime,
+          r.enable ? 1 : 0,
+          Number(r.tgId) || 0,
+          r.email === 'shared@x' ? 'team' : '',
+          r.comment,
+          r.reset,
+          NOW - DAY,
+          NOW,
+        ],
+      );
     }
-    const links: [string, number][] = [['alice@x', 1], ['shared@x', 1], ['off@x', 1], ['shared@x', 2], ['expired@x', 2], ['delayed@x', 2], ['depleted@x', 3], ['ss@x', 4]];
-    for (const [email, ib] of links) await run('INSERT INTO client_inbounds (client_id, inbound_id, created_at) VALUES (?, ?, ?)', [ids[email], ib, NOW]);
-    await run("INSERT INTO client_groups (name, created_at, updated_at) VALUES ('team', ?, ?), ('nobody yet', ?, ?)", [NOW, NOW, NOW, NOW]);
-    await run("INSERT INTO inbound_fallbacks (master_id, child_id, name, alpn, path, dest, xver, sort_order) VALUES (1, 2, '', '', '/vm', ?, 0, 0)", [String(pVmess)]);
-    await run("INSERT INTO api_tokens (name, token, enabled, created_at) VALUES ('hashed', ?, 1, ?), ('plain', 'plain-token-123', 1, ?)", ['a'.repeat(64), NOW, NOW]);
-    await run("INSERT INTO custom_geo_resources (geo_type, alias, url, last_updated_at, created_at, updated_at) VALUES ('geosite', 'ads', 'https://example.com/ads.dat', 0, ?, ?)", [NOW, NOW]);
+    const links: [string, number][] = [
+      ['alice@x', 1],
+      ['shared@x', 1],
+      ['off@x', 1],
+      ['shared@x', 2],
+      ['expired@x', 2],
+      ['delayed@x', 2],
+      ['depleted@x', 3],
+      ['ss@x', 4],
+    ];
+    for (const [email, ib] of links)
+      await run('INSERT INTO client_inbounds (client_id, inbound_id, created_at) VALUES (?, ?, ?)', [
+        ids[email],
+        ib,
+        NOW,
+      ]);
+    await run("INSERT INTO client_groups (name, created_at, updated_at) VALUES ('team', ?, ?), ('nobody yet', ?, ?)", [
+      NOW,
+      NOW,
+      NOW,
+      NOW,
+    ]);
+    await run(
+      "INSERT INTO inbound_fallbacks (master_id, child_id, name, alpn, path, dest, xver, sort_order) VALUES (1, 2, '', '', '/vm', ?, 0, 0)",
+      [String(pVmess)],
+    );
+    await run(
+      "INSERT INTO api_tokens (name, token, enabled, created_at) VALUES ('hashed', ?, 1, ?), ('plain', 'plain-token-123', 1, ?)",
+      ['a'.repeat(64), NOW, NOW],
+    );
+    await run(
+      "INSERT INTO custom_geo_resources (geo_type, alias, url, last_updated_at, created_at, updated_at) VALUES ('geosite', 'ads', 'https://example.com/ads.dat', 0, ?, ?)",
+      [NOW, NOW],
+    );
     await run("INSERT INTO node_client_traffics (node_id, email, up, down) VALUES (1, 'alice@x', 1, 2)");
   }
   db.close();

@@ -2,7 +2,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { onLive } from './live';
 
-interface Note { id: number; text: string; error: boolean }
+interface Note {
+  id: number;
+  text: string;
+  error: boolean;
+}
 let seq = 0;
 const subs = new Set<(n: Note) => void>();
 
@@ -23,12 +27,31 @@ export function Announcements() {
     const off = onLive((m) => {
       if (m.type === 'notification') add({ id: ++seq, text: `${m.title}: ${m.body}`, error: m.severity === 'error' });
     });
-    return () => { subs.delete(add); off(); };
+    return () => {
+      subs.delete(add);
+      off();
+    };
   }, []);
   return (
     <div class="toast">
-      <div role="status" aria-live="polite" aria-label="Notifications">{notes.filter((n) => !n.error).map((n) => <p key={n.id} style={{ margin: 0 }}>{n.text}</p>)}</div>
-      <div role="alert" aria-label="Errors" class="error">{notes.filter((n) => n.error).map((n) => <p key={n.id} style={{ margin: 0 }}>{n.text}</p>)}</div>
+      <div role="status" aria-live="polite" aria-label="Notifications">
+        {notes
+          .filter((n) => !n.error)
+          .map((n) => (
+            <p key={n.id} style={{ margin: 0 }}>
+              {n.text}
+            </p>
+          ))}
+      </div>
+      <div role="alert" aria-label="Errors" class="error">
+        {notes
+          .filter((n) => n.error)
+          .map((n) => (
+            <p key={n.id} style={{ margin: 0 }}>
+              {n.text}
+            </p>
+          ))}
+      </div>
     </div>
   );
 }

@@ -7,7 +7,11 @@ import type { StatusSnapshot } from '../../domain/status/model.js';
 
 export type { ClientPage, BulkSkip, ClientSlim, ClientFull, StatusSnapshot };
 
-export interface Envelope<T> { success: boolean; msg: string; obj: T }
+export interface Envelope<T> {
+  success: boolean;
+  msg: string;
+  obj: T;
+}
 
 export interface InboundRow {
   id: number;
@@ -25,7 +29,12 @@ export interface InboundRow {
   streamSettings?: Record<string, any>;
 }
 
-export interface InboundOption { id: number; remark: string; protocol: string; port: number }
+export interface InboundOption {
+  id: number;
+  remark: string;
+  protocol: string;
+  port: number;
+}
 
 const meta = (name: string) => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
 /** The web base path, always ending in `/`. */
@@ -48,7 +57,10 @@ export async function call<T>(method: 'GET' | 'POST', path: string, body?: unkno
   if (method !== 'GET') headers['X-CSRF-Token'] = csrf;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(base + path.replace(/^\//, ''), {
-    method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 401) toLogin();
   let env: Envelope<T>;
@@ -68,7 +80,8 @@ export const api = {
   twoFactorEnabled: () => call<boolean>('POST', 'getTwoFactorEnable'),
 
   status: () => call<StatusSnapshot>('GET', 'panel/api/server/status'),
-  history: (metric: string, bucket: number) => call<{ t: number; v: number }[]>('GET', `panel/api/server/history/${metric}/${bucket}`),
+  history: (metric: string, bucket: number) =>
+    call<{ t: number; v: number }[]>('GET', `panel/api/server/history/${metric}/${bucket}`),
   stopCore: () => call<null>('POST', 'panel/api/server/stopCoreService'),
   restartCore: () => call<null>('POST', 'panel/api/server/restartCoreService'),
   newX25519: () => call<{ privateKey: string; publicKey: string }>('GET', 'panel/api/server/getNewX25519Cert'),
@@ -78,22 +91,36 @@ export const api = {
   addInbound: (body: Record<string, unknown>) => call<InboundRow>('POST', 'panel/api/inbounds/add', body),
   deleteInbound: (id: number) => call<unknown>('POST', `panel/api/inbounds/del/${id}`),
   resetInboundTraffic: (id: number) => call<unknown>('POST', `panel/api/inbounds/${id}/resetTraffic`),
-  setInboundEnable: (id: number, enable: boolean) => call<unknown>('POST', `panel/api/inbounds/setEnable/${id}`, { enable }),
+  setInboundEnable: (id: number, enable: boolean) =>
+    call<unknown>('POST', `panel/api/inbounds/setEnable/${id}`, { enable }),
 
   clientsPage: (q: URLSearchParams) => call<ClientPage>('GET', `panel/api/clients/list/paged?${q}`),
-  addClient: (client: Record<string, unknown>, inboundIds: number[]) => call<unknown>('POST', 'panel/api/clients/add', { client, inboundIds }),
-  getClient: (email: string) => call<{ client: ClientFull; inboundIds: number[] }>('GET', `panel/api/clients/get/${encodeURIComponent(email)}`),
-  updateClient: (email: string, client: Record<string, unknown>) => call<unknown>('POST', `panel/api/clients/update/${encodeURIComponent(email)}`, client),
-  deleteClient: (email: string, keepTraffic: boolean) => call<null>('POST', `panel/api/clients/del/${encodeURIComponent(email)}?keepTraffic=${keepTraffic ? 1 : 0}`),
-  resetClientTraffic: (email: string) => call<null>('POST', `panel/api/clients/resetTraffic/${encodeURIComponent(email)}`),
+  addClient: (client: Record<string, unknown>, inboundIds: number[]) =>
+    call<unknown>('POST', 'panel/api/clients/add', { client, inboundIds }),
+  getClient: (email: string) =>
+    call<{ client: ClientFull; inboundIds: number[] }>('GET', `panel/api/clients/get/${encodeURIComponent(email)}`),
+  updateClient: (email: string, client: Record<string, unknown>) =>
+    call<unknown>('POST', `panel/api/clients/update/${encodeURIComponent(email)}`, client),
+  deleteClient: (email: string, keepTraffic: boolean) =>
+    call<null>('POST', `panel/api/clients/del/${encodeURIComponent(email)}?keepTraffic=${keepTraffic ? 1 : 0}`),
+  resetClientTraffic: (email: string) =>
+    call<null>('POST', `panel/api/clients/resetTraffic/${encodeURIComponent(email)}`),
   groups: () => call<{ name: string; clientCount: number }[]>('GET', 'panel/api/clients/groups'),
   createGroup: (name: string) => call<unknown>('POST', 'panel/api/clients/groups/create', { name }),
-  renameGroup: (oldName: string, newName: string) => call<{ affected: number }>('POST', 'panel/api/clients/groups/rename', { oldName, newName }),
+  renameGroup: (oldName: string, newName: string) =>
+    call<{ affected: number }>('POST', 'panel/api/clients/groups/rename', { oldName, newName }),
   deleteGroup: (name: string) => call<{ affected: number }>('POST', 'panel/api/clients/groups/delete', { name }),
   links: (email: string) => call<string[]>('GET', `panel/api/clients/links/${encodeURIComponent(email)}`),
   bulkAdjust: (emails: string[], addDays: number, addBytes: number) =>
-    call<{ adjusted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkAdjust', { emails, addDays, addBytes }),
-  bulkAssignGroup: (emails: string[], group: string) => call<{ affected: number }>('POST', 'panel/api/clients/bulkAssignGroup', { emails, group }),
-  bulkResetTraffic: (emails: string[]) => call<{ affected: number }>('POST', 'panel/api/clients/bulkResetTraffic', { emails }),
-  bulkDel: (emails: string[]) => call<{ deleted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkDel', { emails, keepTraffic: false }),
+    call<{ adjusted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkAdjust', {
+      emails,
+      addDays,
+      addBytes,
+    }),
+  bulkAssignGroup: (emails: string[], group: string) =>
+    call<{ affected: number }>('POST', 'panel/api/clients/bulkAssignGroup', { emails, group }),
+  bulkResetTraffic: (emails: string[]) =>
+    call<{ affected: number }>('POST', 'panel/api/clients/bulkResetTraffic', { emails }),
+  bulkDel: (emails: string[]) =>
+    call<{ deleted: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkDel', { emails, keepTraffic: false }),
 };

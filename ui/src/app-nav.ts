@@ -14,7 +14,10 @@ export function useLocation(): string {
     const on = () => setLoc(location.pathname + location.search);
     addEventListener('popstate', on);
     addEventListener('panel:navigate', on);
-    return () => { removeEventListener('popstate', on); removeEventListener('panel:navigate', on); };
+    return () => {
+      removeEventListener('popstate', on);
+      removeEventListener('panel:navigate', on);
+    };
   }, []);
   return loc;
 }

@@ -14,8 +14,14 @@ import { announce, Announcements } from './announce';
 import './styles.css';
 
 const NAV: [string, string][] = [
-  ['', 'Overview'], ['inbounds', 'Inbounds'], ['clients', 'Clients'], ['groups', 'Groups'],
-  ['nodes', 'Nodes'], ['core-config', 'Core'], ['settings', 'Settings'], ['logs', 'Logs'],
+  ['', 'Overview'],
+  ['inbounds', 'Inbounds'],
+  ['clients', 'Clients'],
+  ['groups', 'Groups'],
+  ['nodes', 'Nodes'],
+  ['core-config', 'Core'],
+  ['settings', 'Settings'],
+  ['logs', 'Logs'],
 ];
 
 const pageOf = () => location.pathname.slice(`${base}panel/`.length).replace(/\/$/, '');
@@ -31,11 +37,16 @@ function NotYet({ title }: { title: string }) {
 
 function Page({ page }: { page: string }) {
   switch (page) {
-    case '': return <Overview />;
-    case 'inbounds': return <Inbounds />;
-    case 'clients': return <Clients />;
-    case 'groups': return <Groups />;
-    default: return <NotYet title={NAV.find(([p]) => p === page)?.[1] ?? 'Not found'} />;
+    case '':
+      return <Overview />;
+    case 'inbounds':
+      return <Inbounds />;
+    case 'clients':
+      return <Clients />;
+    case 'groups':
+      return <Groups />;
+    default:
+      return <NotYet title={NAV.find(([p]) => p === page)?.[1] ?? 'Not found'} />;
   }
 }
 
@@ -65,14 +76,18 @@ function Shell({ children, page }: { children: ComponentChildren; page: string }
                     e.preventDefault();
                     navigate(`${base}panel/${p}`);
                   }}
-                >{name}</a>
+                >
+                  {name}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
         <div class="spacer" />
         <LanguagePicker />
-        <button type="button" onClick={logout}>Log out</button>
+        <button type="button" onClick={logout}>
+          Log out
+        </button>
       </header>
       <main>{children}</main>
       <Announcements />
@@ -86,7 +101,11 @@ function App() {
   useEffect(() => {
     document.title = `${NAV.find(([p]) => p === page)?.[1] ?? 'Panel'} · Panel`;
   }, [page]);
-  return <Shell page={page}><Page key={page} page={page} /></Shell>;
+  return (
+    <Shell page={page}>
+      <Page key={page} page={page} />
+    </Shell>
+  );
 }
 
 connectLive();

@@ -23,14 +23,23 @@ export function LanguagePicker() {
   return (
     <label class="inline">
       <span class="visually-hidden">Language</span>
-      <select aria-label="Language" onChange={(e) => (document.documentElement.lang = (e.target as HTMLSelectElement).value)}>
+      <select
+        aria-label="Language"
+        onChange={(e) => (document.documentElement.lang = (e.target as HTMLSelectElement).value)}
+      >
         <option value="en">English</option>
       </select>
     </label>
   );
 }
 
-export function Dialog(props: { title: string; open: boolean; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+export function Dialog(props: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current!;
@@ -38,7 +47,12 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby={`dlg-${slug(props.title)}`} onClose={props.onClose} style={props.wide ? { width: 'min(760px, calc(100vw - 24px))' } : undefined}>
+    <dialog
+      ref={ref}
+      aria-labelledby={`dlg-${slug(props.title)}`}
+      onClose={props.onClose}
+      style={props.wide ? { width: 'min(760px, calc(100vw - 24px))' } : undefined}
+    >
       {props.open && (
         <>
           <h2 id={`dlg-${slug(props.title)}`}>{props.title}</h2>

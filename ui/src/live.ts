@@ -40,7 +40,11 @@ export function connectLive(): void {
   };
   ws.onmessage = (e) => {
     let m: LiveMessage;
-    try { m = JSON.parse(String(e.data)); } catch { return; }
+    try {
+      m = JSON.parse(String(e.data));
+    } catch {
+      return;
+    }
     for (const fn of listeners) fn(m);
   };
   ws.onclose = () => {

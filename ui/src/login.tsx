@@ -25,7 +25,11 @@ function Login() {
     setBusy(true);
     setError('');
     try {
-      await api.login(String(f.get('username')), String(f.get('password')), twoFactor ? String(f.get('code') ?? '') : undefined);
+      await api.login(
+        String(f.get('username')),
+        String(f.get('password')),
+        twoFactor ? String(f.get('code') ?? '') : undefined,
+      );
       location.assign(base + nextPage());
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -36,14 +40,39 @@ function Login() {
   return (
     <main class="login">
       <form class="stack" onSubmit={submit}>
-        <div class="row"><h1 class="grow" style={{ margin: 0 }}>Log in</h1><LanguagePicker /></div>
-        <label>Username<input name="username" autocomplete="username" required autoFocus /></label>
-        <label>Password<input name="password" type="password" autocomplete="current-password" required /></label>
+        <div class="row">
+          <h1 class="grow" style={{ margin: 0 }}>
+            Log in
+          </h1>
+          <LanguagePicker />
+        </div>
+        <label>
+          Username
+          <input name="username" autocomplete="username" required autoFocus />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
         {twoFactor && (
-          <label>Two-factor code<input name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]*" maxLength={8} required /></label>
+          <label>
+            Two-factor code
+            <input
+              name="code"
+              inputMode="numeric"
+              autocomplete="one-time-code"
+              pattern="[0-9]*"
+              maxLength={8}
+              required
+            />
+          </label>
         )}
-        <div role="alert" class="alert">{error}</div>
-        <button class="primary" type="submit" disabled={busy}>Log in</button>
+        <div role="alert" class="alert">
+          {error}
+        </div>
+        <button class="primary" type="submit" disabled={busy}>
+          Log in
+        </button>
       </form>
     </main>
   );

@@ -7,7 +7,11 @@ import { useEffect, useRef } from 'preact/hooks';
 const QUIET_MS = 300;
 const MAX_WAIT_MS = 2000;
 
-export interface Refetcher { run(): void; soon(): void; dispose(): void }
+export interface Refetcher {
+  run(): void;
+  soon(): void;
+  dispose(): void;
+}
 
 export function createRefetcher(load: () => Promise<unknown>): Refetcher {
   let running = false;
@@ -19,24 +23,50 @@ export function createRefetcher(load: () => Promise<unknown>): Refetcher {
     clearTimeout(timer);
     timer = 0;
     firstAt = 0;
-    if (document.hidden) { stale = true; return; }
-    if (running) { queued = true; return; }
+    if (document.hidden) {
+      stale = true;
+      return;
+    }
+    if (running) {
+      queued = true;
+      return;
+    }
     running = true;
-    try { await load(); } finally {
+    try {
+      await load();
+    } finally {
       running = false;
-      if (queued) { queued = false; void run(); }
+      if (queued) {
+        queued = false;
+        void run();
+      }
     }
   };
   const soon = () => {
-    if (document.hidden) { stale = true; return; }
+    if (document.hidden) {
+      stale = true;
+      return;
+    }
     const now = Date.now();
     if (!firstAt) firstAt = now;
     clearTimeout(timer);
     timer = window.setTimeout(() => void run(), Math.max(0, Math.min(QUIET_MS, firstAt + MAX_WAIT_MS - now)));
   };
-  const onVisible = () => { if (!document.hidden && stale) { stale = false; void run(); } };
+  const onVisible = () => {
+    if (!document.hidden && stale) {
+      stale = false;
+      void run();
+    }
+  };
   document.addEventListener('visibilitychange', onVisible);
-  return { run: () => void run(), soon, dispose: () => { clearTimeout(timer); document.removeEventListener('visibilitychange', onVisible); } };
+  return {
+    run: () => void run(),
+    soon,
+    dispose: () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisible);
+    },
+  };
 }
 
 export function useRefetch(load: () => Promise<unknown>): Refetcher {

@@ -40,32 +40,74 @@ export async function v2rayClient(coreBin: string, outbound: Record<string, unkn
 }
 
 export const vmessOutbound = (port: number, id: string) => ({
-  protocol: 'vmess', settings: { vnext: [{ address: '127.0.0.1', port, users: [{ id, alterId: 0, security: 'auto' }] }] },
+  protocol: 'vmess',
+  settings: { vnext: [{ address: '127.0.0.1', port, users: [{ id, alterId: 0, security: 'auto' }] }] },
 });
 export const vlessOutbound = (port: number, id: string) => ({
-  protocol: 'vless', settings: { vnext: [{ address: '127.0.0.1', port, users: [{ id, encryption: 'none' }] }] },
+  protocol: 'vless',
+  settings: { vnext: [{ address: '127.0.0.1', port, users: [{ id, encryption: 'none' }] }] },
 });
 export const trojanOutbound = (port: number, password: string) => ({
-  protocol: 'trojan', settings: { servers: [{ address: '127.0.0.1', port, password }] },
+  protocol: 'trojan',
+  settings: { servers: [{ address: '127.0.0.1', port, password }] },
 });
 
 /** shadowsocks-libev's ss-local (AEAD ciphers). */
 export async function ssLocal(serverPort: number, password: string, method: string): Promise<ProxyClient> {
   const socksPort = await freePort();
-  const proc = startProc('ss-local', ['-s', '127.0.0.1', '-p', String(serverPort), '-b', '127.0.0.1', '-l', String(socksPort), '-k', password, '-m', method]);
+  const proc = startProc('ss-local', [
+    '-s',
+    '127.0.0.1',
+    '-p',
+    String(serverPort),
+    '-b',
+    '127.0.0.1',
+    '-l',
+    String(socksPort),
+    '-k',
+    password,
+    '-m',
+    method,
+  ]);
   await ready(proc, socksPort);
   return { socksPort, proc, stop: () => proc.kill() };
 }
 
-export interface Cert { dir: string; cert: string; key: string; sni: string }
+export interface Cert {
+  dir: string;
+  cert: string;
+  key: string;
+  sni: string;
+}
 
 /** A self-signed certificate for test.local and 127.0.0.1 (openssl). */
 export function selfSignedCert(): Cert {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-cert-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-keyout', key, '-out', cert, '-subj', '/CN=test.local', '-addext', 'subjectAltName=DNS:test.local,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-subj',
+      '/CN=test.local',
+      '-addext',
+      'subjectAltName=DNS:test.local,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { dir, cert, key, sni: 'test.local' };
 }
 
@@ -73,12 +115,29 @@ export function selfSignedCert(): Cert {
 export async function trojanClient(serverPort: number, password: string, cert: Cert): Promise<ProxyClient> {
   const socksPort = await freePort();
   const file = join(cert.dir, `trojan-client-${socksPort}.json`);
-  writeFileSync(file, JSON.stringify({
-    run_type: 'client', local_addr: '127.0.0.1', local_port: socksPort, remote_addr: '127.0.0.1', remote_port: serverPort,
-    password: [password], log_level: 1,
-    ssl: { verify: true, verify_hostname: true, cert: cert.cert, sni: cert.sni, alpn: ['http/1.1'], reuse_session: true, session_ticket: false, curves: '' },
-    tcp: { no_delay: true, keep_alive: true, reuse_port: false, fast_open: false, fast_open_qlen: 20 },
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      run_type: 'client',
+      local_addr: '127.0.0.1',
+      local_port: socksPort,
+      remote_addr: '127.0.0.1',
+      remote_port: serverPort,
+      password: [password],
+      log_level: 1,
+      ssl: {
+        verify: true,
+        verify_hostname: true,
+        cert: cert.cert,
+        sni: cert.sni,
+        alpn: ['http/1.1'],
+        reuse_session: true,
+        session_ticket: false,
+        curves: '',
+      },
+      tcp: { no_delay: true, keep_alive: true, reuse_port: false, fast_open: false, fast_open_qlen: 20 },
+    }),
+  );
   const proc = startProc('trojan', ['-c', file]);
   await ready(proc, socksPort);
   return { socksPort, proc, stop: () => proc.kill() };

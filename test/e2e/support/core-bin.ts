@@ -8,7 +8,8 @@ let warned = false;
 export function testCoreBin(): string | null {
   const bin = process.env.PANEL_TEST_CORE_BIN;
   if (!bin) {
-    if (process.env.CI === 'true') throw new Error('CI=true but PANEL_TEST_CORE_BIN is unset: the real-core end-to-end suites cannot be skipped');
+    if (process.env.CI === 'true')
+      throw new Error('CI=true but PANEL_TEST_CORE_BIN is unset: the real-core end-to-end suites cannot be skipped');
     if (!warned) {
       warned = true;
       console.log('PANEL_TEST_CORE_BIN is unset: skipping the real-core end-to-end suites');
@@ -29,7 +30,9 @@ export function requireProgram(name: string): string {
     try {
       accessSync(`${dir}/${name}`, constants.X_OK);
       return `${dir}/${name}`;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   throw new Error(`${name} is not installed (apt-get install v2ray shadowsocks-libev trojan openssl curl)`);
 }

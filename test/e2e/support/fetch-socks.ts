@@ -1,16 +1,34 @@
 // Downloads through a local SOCKS5 proxy with curl (--socks5-hostname); reports the bytes received.
 import { execFile } from 'node:child_process';
 
-export interface Download { ok: boolean; bytes: number; error: string }
+export interface Download {
+  ok: boolean;
+  bytes: number;
+  error: string;
+}
 
 export function curlSocks(socksPort: number, url: string, timeoutSec = 10): Promise<Download> {
   return new Promise((resolve) => {
-    execFile('curl', ['-sS', '-o', '/dev/null', '-w', '%{size_download}', '--max-time', String(timeoutSec), '--socks5-hostname', `127.0.0.1:${socksPort}`, url],
+    execFile(
+      'curl',
+      [
+        '-sS',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        '--max-time',
+        String(timeoutSec),
+        '--socks5-hostname',
+        `127.0.0.1:${socksPort}`,
+        url,
+      ],
       { timeout: (timeoutSec + 5) * 1000 },
       (err, stdout, stderr) => {
         const bytes = Number(stdout.trim()) || 0;
         resolve({ ok: !err, bytes, error: err ? `${stderr.trim() || err.message}` : '' });
-      });
+      },
+    );
   });
 }
 

@@ -19,7 +19,11 @@ export interface PanelOptions {
   ports?: { panel: number; sub: number; api: number };
 }
 
-export interface Envelope<T = any> { success: boolean; msg: string; obj: T }
+export interface Envelope<T = any> {
+  success: boolean;
+  msg: string;
+  obj: T;
+}
 
 export interface Panel {
   url: string;
@@ -39,7 +43,9 @@ export const ADMIN = { username: 'e2e-admin', password: 'e2e-password-123' };
 
 export async function startPanel(opts: PanelOptions): Promise<Panel> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'panel-e2e-'));
-  const [panelPort, subPort, apiPort] = opts.ports ? [opts.ports.panel, opts.ports.sub, opts.ports.api] : await freePorts(3);
+  const [panelPort, subPort, apiPort] = opts.ports
+    ? [opts.ports.panel, opts.ports.sub, opts.ports.api]
+    : await freePorts(3);
   const proc = startProc(process.execPath, [MAIN], {
     env: {
       ...process.env,
@@ -66,14 +72,19 @@ export async function startPanel(opts: PanelOptions): Promise<Panel> {
   onKillAll(async () => {
     const core = corePidNow();
     await proc.kill('SIGTERM');
-    if (core && pidAlive(core) && readFileSync(`/proc/${core}/cmdline`, 'utf8').includes(dataDir)) process.kill(core, 'SIGKILL');
+    if (core && pidAlive(core) && readFileSync(`/proc/${core}/cmdline`, 'utf8').includes(dataDir))
+      process.kill(core, 'SIGKILL');
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
   await proc.waitFor(/panel listening on (\S+)/, 20_000);
   const url = `http://127.0.0.1:${panelPort}${opts.env?.PANEL_BASE_PATH ?? '/'}`;
   const token = await createToken(url);
   const panel: Panel = {
-    url, dataDir, proc, token, ports: { panel: panelPort!, sub: subPort!, api: apiPort! },
+    url,
+    dataDir,
+    proc,
+    token,
+    ports: { panel: panelPort!, sub: subPort!, api: apiPort! },
     async api(method, path, body) {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
       let payload: string | undefined;
@@ -106,14 +117,18 @@ export async function startPanel(opts: PanelOptions): Promise<Panel> {
 /** Logs in with the admin credential and creates an API token. */
 export async function createToken(url: string): Promise<string> {
   const login = await fetch(new URL('login', url), {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
   });
   const lj = await login.json();
   if (!lj.success) throw new Error(`e2e login failed: ${lj.msg}`);
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   const csrf = (await (await fetch(new URL('csrf-token', url), { headers: { cookie } })).json()).obj as string;
   const res = await fetch(new URL('panel/setting/apiTokens/create', url), {
-    method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: `e2e-${Date.now()}` }),
+    method: 'POST',
+    headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `e2e-${Date.now()}` }),
   });
   const j = await res.json();
   if (!j.success) throw new Error(`e2e token create failed: ${j.msg}`);
@@ -132,7 +147,10 @@ export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5000, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : String(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : String(last)})`,
+      );
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }

@@ -49,8 +49,17 @@ export function startProc(cmd: string, args: string[], opts: SpawnOptions = {}):
       const m = re.exec(out);
       if (m) return Promise.resolve(m[0]);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re} from ${cmd}; output:\n${out.slice(-2000)}`)), timeoutMs);
-        waiters.push({ re, resolve: (l) => { clearTimeout(timer); resolve(l); } });
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${re} from ${cmd}; output:\n${out.slice(-2000)}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          re,
+          resolve: (l) => {
+            clearTimeout(timer);
+            resolve(l);
+          },
+        });
         void exited.then(({ code, signal }) => {
           clearTimeout(timer);
           reject(new Error(`${cmd} exited (${code ?? signal}) before ${re}; output:\n${out.slice(-2000)}`));
@@ -79,11 +88,16 @@ export function onKillAll(fn: () => Promise<void>): () => void {
 export async function killAll(): Promise<void> {
   await Promise.all([...cleanups].map((fn) => fn().catch(() => undefined)));
   cleanups.clear();
-  await Promise.all([...live].map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-    c.kill('SIGKILL');
-  })));
+  await Promise.all(
+    [...live].map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGKILL');
+        }),
+    ),
+  );
 }
 
 export function pidAlive(pid: number): boolean {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const CURRENT_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const CURRENT_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 /** Writes `work/stage-<v>/proxy-panel-<v>.tar.gz` and returns its path. `tweak` may change the tree first. */
 export function makeReleaseArchive(work: string, version: string, tweak?: (dir: string) => void): string {

@@ -52,6 +52,10 @@ export async function startTarget(): Promise<Target> {
   return {
     port,
     url: (path) => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -16,7 +16,9 @@ const email = (i: number) => `c${String(i).padStart(6, '0')}@bulk.test`;
 const listRequests = (urls: string[]) => urls.filter((u) => u.includes('/panel/api/clients/list/paged')).length;
 
 async function rowsShown(page: Page): Promise<string[]> {
-  return page.getByRole('checkbox', { name: /^Select c\d{6}@bulk\.test$/ }).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')!.slice('Select '.length)));
+  return page
+    .getByRole('checkbox', { name: /^Select c\d{6}@bulk\.test$/ })
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')!.slice('Select '.length)));
 }
 
 describe.skipIf(missing)('clients page at 100,000 clients', () => {
@@ -28,7 +30,12 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     panel = await startPanel({ coreBin: '/nonexistent/core' });
     const [port] = await freePorts(1);
     const inbound = await panel.api('POST', '/panel/api/inbounds/add', {
-      protocol: 'vless', port, remark: 'Bulk', enable: true, settings: { decryption: 'none' }, streamSettings: { network: 'tcp', security: 'none' },
+      protocol: 'vless',
+      port,
+      remark: 'Bulk',
+      enable: true,
+      settings: { decryption: 'none' },
+      streamSettings: { network: 'tcp', security: 'none' },
     });
     if (!inbound.success) throw new Error(inbound.msg);
     for (let start = 0; start < N; start += 10_000) {
@@ -36,7 +43,8 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
       for (let i = start; i < start + 10_000; i++) {
         batch.push({
           client: {
-            email: email(i), enable: i % 10 !== 7,
+            email: email(i),
+            enable: i % 10 !== 7,
             totalGB: i % 4 === 0 ? 0 : (1 + (i % 50)) * GB,
             expiryTime: i % 3 === 0 ? 0 : now + ((i % 90) + 1) * DAY,
           },
@@ -44,7 +52,8 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
         });
       }
       const r = await panel.api('POST', '/panel/api/clients/bulkCreate', batch);
-      if (!r.success || r.obj.created !== 10_000) throw new Error(`bulkCreate: ${r.msg} ${JSON.stringify(r.obj?.skipped?.slice(0, 3))}`);
+      if (!r.success || r.obj.created !== 10_000)
+        throw new Error(`bulkCreate: ${r.msg} ${JSON.stringify(r.obj?.skipped?.slice(0, 3))}`);
     }
     browser = await launch();
   }, 600_000);
@@ -60,7 +69,8 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     const pager = page.getByRole('navigation', { name: 'Pages' });
     await expect.poll(() => pager.textContent(), { timeout: 10_000 }).toContain('100,000 of 100,000 clients');
     expect((await rowsShown(page)).length).toBe(25);
-    for (const h of ['Email', 'Status', 'Traffic', 'Expiry']) expect(await page.getByRole('columnheader', { name: h }).count(), h).toBe(1);
+    for (const h of ['Email', 'Status', 'Traffic', 'Expiry'])
+      expect(await page.getByRole('columnheader', { name: h }).count(), h).toBe(1);
     expect(await page.getByRole('button', { name: /^All 100,000$/ }).count()).toBe(1);
     expect(await page.getByRole('button', { name: /^Disabled 10,000$/ }).count()).toBe(1);
     await page.screenshot({ path: shotPath('clients-100k-desktop') });
@@ -78,7 +88,14 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     await page.waitForURL(/filter=deactive/);
     await expect.poll(() => pager.textContent()).toContain('10,000 of 100,000 clients');
     expect(await page.getByRole('button', { name: /^Disabled / }).getAttribute('aria-pressed')).toBe('true');
-    expect(new Set(await page.getByRole('cell').filter({ hasText: /^(Active|Online|Disabled|Depleted|Expired)$/ }).allTextContents())).toEqual(new Set(['Disabled']));
+    expect(
+      new Set(
+        await page
+          .getByRole('cell')
+          .filter({ hasText: /^(Active|Online|Disabled|Depleted|Expired)$/ })
+          .allTextContents(),
+      ),
+    ).toEqual(new Set(['Disabled']));
 
     // Sort by email, descending.
     await page.getByRole('columnheader', { name: 'Email' }).getByRole('button').click();
@@ -114,7 +131,9 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     await dialog.getByRole('button', { name: 'Apply' }).click();
     const result = page.getByRole('status', { name: 'Bulk result' });
     const skipped = Array.from({ length: 50 }, (_, i) => i).filter((i) => i % 3 === 0);
-    await expect.poll(() => result.textContent(), { timeout: 10_000 }).toContain(`Adjusted ${50 - skipped.length} of 50 clients; skipped ${skipped.length}`);
+    await expect
+      .poll(() => result.textContent(), { timeout: 10_000 })
+      .toContain(`Adjusted ${50 - skipped.length} of 50 clients; skipped ${skipped.length}`);
     const items = await result.getByRole('listitem').allTextContents();
     expect(items.map((t) => t.split(':')[0])).toEqual(skipped.map(email));
     for (const t of items) expect(t.length).toBeGreaterThan(email(0).length + 3); // each with its reason
@@ -142,9 +161,13 @@ describe.skipIf(missing)('clients page at 100,000 clients', () => {
     const burst = async (kind: 'add' | 'del') => {
       for (let k = 0; k < 10; k++) {
         const e = `burst-${k}@live.test`;
-        const r = kind === 'add'
-          ? await panel.api('POST', '/panel/api/clients/add', { client: { email: e, enable: true }, inboundIds: [inboundId] })
-          : await panel.api('POST', `/panel/api/clients/del/${encodeURIComponent(e)}`);
+        const r =
+          kind === 'add'
+            ? await panel.api('POST', '/panel/api/clients/add', {
+                client: { email: e, enable: true },
+                inboundIds: [inboundId],
+              })
+            : await panel.api('POST', `/panel/api/clients/del/${encodeURIComponent(e)}`);
         expect(r.success, r.msg).toBe(true);
       }
     };

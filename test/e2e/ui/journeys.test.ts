@@ -10,7 +10,9 @@ import { axeProblems, browserMissing, DESKTOP, launch, loginUi, openPage, PHONE,
 
 // Both are CommonJS: loaded through require to keep their plain call signatures under NodeNext.
 const require = createRequire(import.meta.url);
-const { PNG } = require('pngjs') as { PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } } };
+const { PNG } = require('pngjs') as {
+  PNG: { sync: { read(b: Buffer): { width: number; height: number; data: Buffer } } };
+};
 const jsQR = require('jsqr') as (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
 const bin = testCoreBin();
 const missing = browserMissing('UI journeys');
@@ -19,7 +21,10 @@ const missing = browserMissing('UI journeys');
 async function decodeQr(page: Page, locator: ReturnType<Page['locator']>): Promise<string | null> {
   await locator.scrollIntoViewIfNeeded();
   const png = PNG.sync.read(await locator.screenshot());
-  return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data ?? null;
+  return (
+    jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data ??
+    null
+  );
 }
 
 /** Presses Tab until the focused element has the accessible name `name` (keyboard only, no clicks). */
@@ -95,9 +100,19 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
 
     // The enable switch turns the inbound off through the API.
     await row.getByRole('switch', { name: 'Enabled' }).click();
-    await expect.poll(async () => (await panel.api('GET', '/panel/api/inbounds/list')).obj.find((i: any) => i.remark === 'Reality one').enable).toBe(false);
+    await expect
+      .poll(
+        async () =>
+          (await panel.api('GET', '/panel/api/inbounds/list')).obj.find((i: any) => i.remark === 'Reality one').enable,
+      )
+      .toBe(false);
     await row.getByRole('switch', { name: 'Enabled' }).click();
-    await expect.poll(async () => (await panel.api('GET', '/panel/api/inbounds/list')).obj.find((i: any) => i.remark === 'Reality one').enable).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await panel.api('GET', '/panel/api/inbounds/list')).obj.find((i: any) => i.remark === 'Reality one').enable,
+      )
+      .toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -112,7 +127,9 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     await dialog.getByRole('group', { name: 'Inbounds' }).getByRole('checkbox', { name: 'Reality one' }).check();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => dialog.isVisible()).toBe(false);
-    await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('alice@example.com added');
+    await expect
+      .poll(() => page.getByRole('status', { name: 'Notifications' }).textContent())
+      .toContain('alice@example.com added');
     await expect.poll(() => page.getByRole('checkbox', { name: 'Select alice@example.com' }).count()).toBe(1);
 
     const expected: string[] = (await panel.api('GET', '/panel/api/clients/links/alice%40example.com')).obj;
@@ -184,7 +201,9 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     // Esc closes the dialog and the focus returns to the button that opened it.
     await page.keyboard.press('Escape');
     await expect.poll(() => links.isVisible()).toBe(false);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Links for bob@example.com');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Links for bob@example.com',
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -203,16 +222,29 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => dialog.isVisible()).toBe(false);
     const got = (await panel.api('GET', '/panel/api/clients/get/alice%40example.com')).obj;
-    expect(got.client).toMatchObject({ totalGB: 12.5 * 1024 ** 3, group: 'team-a', comment: 'edited in the browser', flow: 'xtls-rprx-vision', enable: true });
+    expect(got.client).toMatchObject({
+      totalGB: 12.5 * 1024 ** 3,
+      group: 'team-a',
+      comment: 'edited in the browser',
+      flow: 'xtls-rprx-vision',
+      enable: true,
+    });
     expect(new Date(got.client.expiryTime).getFullYear()).toBe(2031);
     expect(got.inboundIds.length).toBe(1);
-    await expect.poll(() => page.getByRole('row').filter({ hasText: 'alice@example.com' }).textContent()).toContain('team-a');
+    await expect
+      .poll(() => page.getByRole('row').filter({ hasText: 'alice@example.com' }).textContent())
+      .toContain('team-a');
 
-    const up = await panel.api('POST', '/panel/api/clients/updateTraffic/alice%40example.com', { upload: 1000, download: 2000 });
+    const up = await panel.api('POST', '/panel/api/clients/updateTraffic/alice%40example.com', {
+      upload: 1000,
+      download: 2000,
+    });
     expect(up.success, up.msg).toBe(true);
     await page.getByRole('button', { name: 'Edit alice@example.com' }).click();
     await dialog.getByRole('button', { name: 'Reset traffic' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('Traffic of alice@example.com reset');
+    await expect
+      .poll(() => page.getByRole('status', { name: 'Notifications' }).textContent())
+      .toContain('Traffic of alice@example.com reset');
     const t = (await panel.api('GET', '/panel/api/clients/traffic/alice%40example.com')).obj;
     expect(t.up + t.down).toBe(0);
 
@@ -225,14 +257,23 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
-  it('resets an inbound\'s traffic and deletes an inbound from its row', async () => {
+  it("resets an inbound's traffic and deletes an inbound from its row", async () => {
     const [p2] = await freePorts(1);
-    const temp = await panel.api('POST', '/panel/api/inbounds/add', { protocol: 'vmess', port: p2, remark: 'Temp', enable: true, settings: {}, streamSettings: { network: 'tcp', security: 'none' } });
+    const temp = await panel.api('POST', '/panel/api/inbounds/add', {
+      protocol: 'vmess',
+      port: p2,
+      remark: 'Temp',
+      enable: true,
+      settings: {},
+      streamSettings: { network: 'tcp', security: 'none' },
+    });
     expect(temp.success, temp.msg).toBe(true);
     const { context, page, errors } = await openPage(browser);
     await loginUi(page, panel, 'panel/inbounds');
     await page.getByRole('button', { name: 'Reset traffic of Reality one' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('Traffic of Reality one reset');
+    await expect
+      .poll(() => page.getByRole('status', { name: 'Notifications' }).textContent())
+      .toContain('Traffic of Reality one reset');
     await page.getByRole('button', { name: 'Delete Temp' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete inbound' });
     expect(await dialog.textContent()).toContain(`port ${p2}`);

@@ -11,8 +11,14 @@ const missing = browserMissing('UI shell');
 const BASE = '/ui-e2e/';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 const PAGES: [string, string][] = [
-  ['', 'Overview'], ['inbounds', 'Inbounds'], ['clients', 'Clients'], ['groups', 'Groups'],
-  ['nodes', 'Nodes'], ['core-config', 'Core'], ['settings', 'Settings'], ['logs', 'Logs'],
+  ['', 'Overview'],
+  ['inbounds', 'Inbounds'],
+  ['clients', 'Clients'],
+  ['groups', 'Groups'],
+  ['nodes', 'Nodes'],
+  ['core-config', 'Core'],
+  ['settings', 'Settings'],
+  ['logs', 'Logs'],
 ];
 
 describe.skipIf(missing)('browser UI: serving, login, shell', () => {
@@ -124,7 +130,8 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
       }
       const origin = new URL(panel.url).origin;
       expect(requests.length).toBeGreaterThan(10);
-      for (const url of requests) expect(url.startsWith(`${origin}/`) || url.startsWith(`ws://${new URL(origin).host}/`), url).toBe(true);
+      for (const url of requests)
+        expect(url.startsWith(`${origin}/`) || url.startsWith(`ws://${new URL(origin).host}/`), url).toBe(true);
       expect(errors).toEqual([]);
       await context.close();
     }
@@ -135,7 +142,8 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     await loginUi(page, panel);
     const charts = page.getByRole('img', { name: / history chart \(\d+ points\)$/ });
     await expect.poll(() => charts.count(), { timeout: 10_000 }).toBe(5);
-    for (const h of ['CPU', 'Memory', 'Disk', 'Network']) expect(await page.getByRole('heading', { name: h, exact: true }).count(), h).toBe(1);
+    for (const h of ['CPU', 'Memory', 'Disk', 'Network'])
+      expect(await page.getByRole('heading', { name: h, exact: true }).count(), h).toBe(1);
     expect(await page.locator('canvas').count()).toBe(5);
     expect(requests.filter((u) => /\/panel\/api\/server\/history\/\w+\/30$/.test(u)).length).toBe(8);
     await page.getByRole('combobox', { name: 'Bucket' }).selectOption('60');
@@ -145,7 +153,7 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     await context.close();
   });
 
-  it('groups: create, rename, open its clients, delete; a duplicate name shows the panel\'s message', async () => {
+  it("groups: create, rename, open its clients, delete; a duplicate name shows the panel's message", async () => {
     const { context, page, errors } = await openPage(browser);
     await loginUi(page, panel, 'panel/groups');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Groups');

@@ -7,7 +7,8 @@ import { announce } from '../announce';
 import { bytes, Dialog } from '../common';
 
 const GB = 1024 ** 3;
-const dateInput = (ms: number) => (ms > 0 ? new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 10) : '');
+const dateInput = (ms: number) =>
+  ms > 0 ? new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 10) : '';
 
 export function EditClient(props: { email: string | null; onClose: () => void; onChanged: () => void }) {
   const [c, setC] = useState<ClientFull | null>(null);
@@ -19,7 +20,11 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
     setC(null);
     setError('');
     setConfirmDelete(false);
-    if (props.email) api.getClient(props.email).then((r) => setC(r.client), (e) => setError(e.message));
+    if (props.email)
+      api.getClient(props.email).then(
+        (r) => setC(r.client),
+        (e) => setError(e.message),
+      );
   }, [props.email]);
 
   const act = async (what: () => Promise<unknown>, done: string) => {
@@ -44,11 +49,22 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
     const expiry = get('expiry');
     const keepDelayed = c.expiryTime < 0 && !expiry;
     const body = {
-      email: get('email'), subId: get('subId'), id: get('uuid'), password: get('password'), auth: c.auth,
-      flow: get('flow'), security: c.security, totalGB: Math.round(Number(get('gb') || 0) * GB),
+      email: get('email'),
+      subId: get('subId'),
+      id: get('uuid'),
+      password: get('password'),
+      auth: c.auth,
+      flow: get('flow'),
+      security: c.security,
+      totalGB: Math.round(Number(get('gb') || 0) * GB),
       expiryTime: keepDelayed ? c.expiryTime : expiry ? new Date(`${expiry}T23:59:59`).getTime() : 0,
-      enable: f.get('enable') === 'on', limitIp: Number(get('limitIp') || 0), tgId: c.tgId, comment: get('comment'),
-      group: get('group'), reverse: c.reverse, reset: Number(get('reset') || 0),
+      enable: f.get('enable') === 'on',
+      limitIp: Number(get('limitIp') || 0),
+      tgId: c.tgId,
+      comment: get('comment'),
+      group: get('group'),
+      reverse: c.reverse,
+      reset: Number(get('reset') || 0),
     };
     void act(() => api.updateClient(props.email!, body), `Client ${body.email} saved`);
   };
@@ -56,54 +72,139 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
   const title = `Edit ${props.email ?? ''}`;
   return (
     <Dialog title={title} open={props.email !== null} onClose={props.onClose}>
-      {c === null ? (error ? <div role="alert" class="alert">{error}</div> : <p class="muted">Loading…</p>) : (
-        <form class="stack" onSubmit={submit}>
-          <label>Email<input name="email" type="text" required defaultValue={c.email} /></label>
-          <label class="inline"><input name="enable" type="checkbox" defaultChecked={c.enable} /> Enabled</label>
-          <div class="row">
-            <label class="grow">Traffic limit (GB, 0 = unlimited)<input name="gb" type="number" min={0} step="any" defaultValue={String(c.totalGB / GB)} /></label>
-            <label class="grow">Expires on (empty = never)<input name="expiry" type="date" defaultValue={dateInput(c.expiryTime)} /></label>
+      {c === null ? (
+        error ? (
+          <div role="alert" class="alert">
+            {error}
           </div>
-          {c.expiryTime < 0 && <p class="muted" style={{ margin: 0 }}>Starts on first use: {-c.expiryTime / 86_400_000} days.</p>}
-          <p class="muted" style={{ margin: 0 }}>Used: {bytes(c.traffic.up + c.traffic.down)}</p>
+        ) : (
+          <p class="muted">Loading…</p>
+        )
+      ) : (
+        <form class="stack" onSubmit={submit}>
+          <label>
+            Email
+            <input name="email" type="text" required defaultValue={c.email} />
+          </label>
+          <label class="inline">
+            <input name="enable" type="checkbox" defaultChecked={c.enable} /> Enabled
+          </label>
           <div class="row">
-            <label class="grow">Group<input name="group" type="text" defaultValue={c.group} /></label>
-            <label class="grow">Comment<input name="comment" type="text" defaultValue={c.comment} /></label>
+            <label class="grow">
+              Traffic limit (GB, 0 = unlimited)
+              <input name="gb" type="number" min={0} step="any" defaultValue={String(c.totalGB / GB)} />
+            </label>
+            <label class="grow">
+              Expires on (empty = never)
+              <input name="expiry" type="date" defaultValue={dateInput(c.expiryTime)} />
+            </label>
+          </div>
+          {c.expiryTime < 0 && (
+            <p class="muted" style={{ margin: 0 }}>
+              Starts on first use: {-c.expiryTime / 86_400_000} days.
+            </p>
+          )}
+          <p class="muted" style={{ margin: 0 }}>
+            Used: {bytes(c.traffic.up + c.traffic.down)}
+          </p>
+          <div class="row">
+            <label class="grow">
+              Group
+              <input name="group" type="text" defaultValue={c.group} />
+            </label>
+            <label class="grow">
+              Comment
+              <input name="comment" type="text" defaultValue={c.comment} />
+            </label>
           </div>
           <details>
             <summary>Advanced</summary>
             <div class="stack" style={{ marginTop: '8px' }}>
-              <label>UUID<input name="uuid" type="text" defaultValue={c.uuid} /></label>
-              <label>Password<input name="password" type="text" defaultValue={c.password} /></label>
-              <label>Flow
+              <label>
+                UUID
+                <input name="uuid" type="text" defaultValue={c.uuid} />
+              </label>
+              <label>
+                Password
+                <input name="password" type="text" defaultValue={c.password} />
+              </label>
+              <label>
+                Flow
                 <select name="flow">
-                  {['', 'xtls-rprx-vision', 'xtls-rprx-vision-udp443'].map((v) => <option key={v} value={v} selected={c.flow === v}>{v || 'none'}</option>)}
+                  {['', 'xtls-rprx-vision', 'xtls-rprx-vision-udp443'].map((v) => (
+                    <option key={v} value={v} selected={c.flow === v}>
+                      {v || 'none'}
+                    </option>
+                  ))}
                 </select>
               </label>
-              <label>Subscription ID<input name="subId" type="text" defaultValue={c.subId} /></label>
+              <label>
+                Subscription ID
+                <input name="subId" type="text" defaultValue={c.subId} />
+              </label>
               <div class="row">
-                <label class="grow">IP limit (0 = none)<input name="limitIp" type="number" min={0} step={1} defaultValue={String(c.limitIp)} /></label>
-                <label class="grow">Auto-renew days (0 = off)<input name="reset" type="number" min={0} step={1} defaultValue={String(c.reset)} /></label>
+                <label class="grow">
+                  IP limit (0 = none)
+                  <input name="limitIp" type="number" min={0} step={1} defaultValue={String(c.limitIp)} />
+                </label>
+                <label class="grow">
+                  Auto-renew days (0 = off)
+                  <input name="reset" type="number" min={0} step={1} defaultValue={String(c.reset)} />
+                </label>
               </div>
             </div>
           </details>
-          <div role="alert" class="alert">{error}</div>
+          <div role="alert" class="alert">
+            {error}
+          </div>
           {confirmDelete ? (
             <fieldset class="stack">
               <legend>Delete {c.email}?</legend>
-              <label class="inline"><input type="checkbox" id="keep-traffic" /> Keep traffic</label>
+              <label class="inline">
+                <input type="checkbox" id="keep-traffic" /> Keep traffic
+              </label>
               <div class="row">
-                <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
-                <button type="button" class="danger" disabled={busy} onClick={() => act(() => api.deleteClient(c.email, (document.getElementById('keep-traffic') as HTMLInputElement).checked), `Client ${c.email} deleted`)}>Delete client</button>
+                <button type="button" onClick={() => setConfirmDelete(false)}>
+                  Cancel
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={busy}
+                  onClick={() =>
+                    act(
+                      () =>
+                        api.deleteClient(
+                          c.email,
+                          (document.getElementById('keep-traffic') as HTMLInputElement).checked,
+                        ),
+                      `Client ${c.email} deleted`,
+                    )
+                  }
+                >
+                  Delete client
+                </button>
               </div>
             </fieldset>
           ) : (
             <div class="actions" style={{ flexWrap: 'wrap' }}>
-              <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>Delete</button>
-              <button type="button" disabled={busy} onClick={() => act(() => api.resetClientTraffic(c.email), `Traffic of ${c.email} reset`)}>Reset traffic</button>
+              <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                Delete
+              </button>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => act(() => api.resetClientTraffic(c.email), `Traffic of ${c.email} reset`)}
+              >
+                Reset traffic
+              </button>
               <span class="grow" />
-              <button type="button" onClick={props.onClose}>Cancel</button>
-              <button type="submit" class="primary" disabled={busy}>Save</button>
+              <button type="button" onClick={props.onClose}>
+                Cancel
+              </button>
+              <button type="submit" class="primary" disabled={busy}>
+                Save
+              </button>
             </div>
           )}
         </form>

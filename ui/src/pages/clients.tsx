@@ -13,7 +13,13 @@ import { EditClient } from './client-edit';
 import { applyClientStats, applyOnlines } from '../live-rows';
 
 const PAGE_SIZES = [25, 50, 100, 200];
-const FILTERS: [string, string][] = [['', 'All'], ['online', 'Online'], ['depleted', 'Depleted'], ['expiring', 'Expiring'], ['deactive', 'Disabled']];
+const FILTERS: [string, string][] = [
+  ['', 'All'],
+  ['online', 'Online'],
+  ['depleted', 'Depleted'],
+  ['expiring', 'Expiring'],
+  ['deactive', 'Disabled'],
+];
 const GB = 1024 ** 3;
 const DAY = 86_400_000;
 
@@ -24,7 +30,7 @@ function useQuery() {
 
 function setQuery(q: URLSearchParams, patch: Record<string, string>, replace = false) {
   const next = new URLSearchParams(q);
-  for (const [k, v] of Object.entries(patch)) (v ? next.set(k, v) : next.delete(k));
+  for (const [k, v] of Object.entries(patch)) v ? next.set(k, v) : next.delete(k);
   if (!('page' in patch)) next.delete('page');
   const s = next.toString();
   navigate(`${base}panel/clients${s ? `?${s}` : ''}`, replace);
@@ -60,13 +66,23 @@ export function Clients() {
   };
   const live = useRefetch(load);
 
-  useEffect(() => { live.run(); }, [qs]);
+  useEffect(() => {
+    live.run();
+  }, [qs]);
   useEffect(() => {
     const off = onLive((m) => {
       if (m.type === 'invalidate' && (m.resource === 'clients' || m.resource === 'groups')) live.soon();
       // Traffic and online state update the visible rows in place (no request).
-      if (m.type === 'client_stats') setData((d) => (d ? applyClientStats(d, (m.data as { clients: { email: string; up: number; down: number }[] }).clients ?? []) : d));
-      if (m.type === 'traffic') { const on = (m.data as { onlines?: string[] }).onlines; if (on) setData((d) => (d ? applyOnlines(d, on) : d)); }
+      if (m.type === 'client_stats')
+        setData((d) =>
+          d
+            ? applyClientStats(d, (m.data as { clients: { email: string; up: number; down: number }[] }).clients ?? [])
+            : d,
+        );
+      if (m.type === 'traffic') {
+        const on = (m.data as { onlines?: string[] }).onlines;
+        if (on) setData((d) => (d ? applyOnlines(d, on) : d));
+      }
     });
     const offRe = onReconnect(live.run);
     // "/" focuses the search box.
@@ -78,7 +94,11 @@ export function Clients() {
       }
     };
     addEventListener('keydown', key);
-    return () => { off(); offRe(); removeEventListener('keydown', key); };
+    return () => {
+      off();
+      offRe();
+      removeEventListener('keydown', key);
+    };
   }, []);
 
   // Debounced search into the URL.
@@ -94,16 +114,30 @@ export function Clients() {
   const pages = data ? Math.max(1, Math.ceil(data.filtered / data.pageSize)) : 1;
   const sort = q.get('sort') ?? '';
   const order = q.get('order') === 'descend' ? 'descend' : 'ascend';
-  const sortBy = (key: string) => setQuery(q, { sort: key, order: sort === key && order === 'ascend' ? 'descend' : 'ascend' });
+  const sortBy = (key: string) =>
+    setQuery(q, { sort: key, order: sort === key && order === 'ascend' ? 'descend' : 'ascend' });
   const ariaSort = (key: string) => (sort === key ? (order === 'ascend' ? 'ascending' : 'descending') : undefined);
   const items = data?.items ?? [];
   const allOnPage = items.length > 0 && items.every((c) => selected.has(c.email));
-  const toggle = (email: string, on: boolean) => setSelected((s) => { const n = new Set(s); on ? n.add(email) : n.delete(email); return n; });
+  const toggle = (email: string, on: boolean) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      on ? n.add(email) : n.delete(email);
+      return n;
+    });
 
   const summaryCount = (f: string): number | undefined => {
     const s = data?.summary;
     if (!s) return undefined;
-    return f === '' ? s.total : f === 'online' ? s.onlineCount : f === 'depleted' ? s.depletedCount : f === 'expiring' ? s.expiringCount : s.deactiveCount;
+    return f === ''
+      ? s.total
+      : f === 'online'
+        ? s.onlineCount
+        : f === 'depleted'
+          ? s.depletedCount
+          : f === 'expiring'
+            ? s.expiringCount
+            : s.deactiveCount;
   };
 
   const runBulk = async (kind: 'adjust' | 'group' | 'reset' | 'delete', form?: FormData) => {
@@ -112,7 +146,11 @@ export function Clients() {
       let text = '';
       let skipped: BulkSkip[] = [];
       if (kind === 'adjust') {
-        const r = await api.bulkAdjust(emails, Number(form!.get('days') || 0), Math.round(Number(form!.get('gb') || 0) * GB));
+        const r = await api.bulkAdjust(
+          emails,
+          Number(form!.get('days') || 0),
+          Math.round(Number(form!.get('gb') || 0) * GB),
+        );
         text = `Adjusted ${r.adjusted} of ${emails.length} clients; skipped ${r.skipped.length}`;
         skipped = r.skipped;
       } else if (kind === 'group') {
@@ -138,48 +176,138 @@ export function Clients() {
   return (
     <>
       <div class="row" style={{ marginBottom: '12px' }}>
-        <h1 class="grow" style={{ margin: 0 }}>Clients</h1>
-        <button type="button" class="primary" onClick={() => setAdding(true)}>Add client</button>
+        <h1 class="grow" style={{ margin: 0 }}>
+          Clients
+        </h1>
+        <button type="button" class="primary" onClick={() => setAdding(true)}>
+          Add client
+        </button>
       </div>
       <div class="chips" role="group" aria-label="Status filter">
         {FILTERS.map(([f, label]) => (
-          <button key={f} type="button" class="chip" aria-pressed={(q.get('filter') ?? '') === f} onClick={() => setQuery(q, { filter: f })}>
-            {label}{summaryCount(f) !== undefined ? ` ${summaryCount(f)!.toLocaleString('en')}` : ''}
+          <button
+            key={f}
+            type="button"
+            class="chip"
+            aria-pressed={(q.get('filter') ?? '') === f}
+            onClick={() => setQuery(q, { filter: f })}
+          >
+            {label}
+            {summaryCount(f) !== undefined ? ` ${summaryCount(f)!.toLocaleString('en')}` : ''}
           </button>
         ))}
       </div>
       <div class="toolbar">
-        <input ref={search} type="search" aria-label="Search" placeholder="Search email, subId, comment  ( / )" defaultValue={q.get('search') ?? ''} onInput={(e) => onSearch((e.target as HTMLInputElement).value)} />
+        <input
+          ref={search}
+          type="search"
+          aria-label="Search"
+          placeholder="Search email, subId, comment  ( / )"
+          defaultValue={q.get('search') ?? ''}
+          onInput={(e) => onSearch((e.target as HTMLInputElement).value)}
+        />
         {data && data.groups.length > 0 && (
-          <select aria-label="Group" style={{ width: 'auto' }} value={q.get('group') ?? ''} onChange={(e) => setQuery(q, { group: (e.target as HTMLSelectElement).value })}>
+          <select
+            aria-label="Group"
+            style={{ width: 'auto' }}
+            value={q.get('group') ?? ''}
+            onChange={(e) => setQuery(q, { group: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">All groups</option>
-            {data.groups.map((g) => <option key={g} value={g}>{g}</option>)}
+            {data.groups.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
           </select>
         )}
         <span class="grow" />
         {selected.size > 0 && (
           <div class="menu-wrap">
-            <button type="button" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}
-              onKeyDown={(e) => { if (e.key === 'ArrowDown') { e.preventDefault(); setMenu(true); } }}>Bulk actions ({selected.size})</button>
-            {menu && <BulkMenu onPick={(k) => { setMenu(false); setBulk(k); }} onClose={() => setMenu(false)} />}
+            <button
+              type="button"
+              aria-haspopup="menu"
+              aria-expanded={menu}
+              onClick={() => setMenu(!menu)}
+              onKeyDown={(e) => {
+                if (e.key === 'ArrowDown') {
+                  e.preventDefault();
+                  setMenu(true);
+                }
+              }}
+            >
+              Bulk actions ({selected.size})
+            </button>
+            {menu && (
+              <BulkMenu
+                onPick={(k) => {
+                  setMenu(false);
+                  setBulk(k);
+                }}
+                onClose={() => setMenu(false)}
+              />
+            )}
           </div>
         )}
       </div>
       {result && (
         <div role="status" aria-label="Bulk result" class="status" style={{ marginBottom: '12px' }}>
-          <div class="row"><p class="grow" style={{ margin: 0 }}>{result.text}</p><button type="button" onClick={() => setResult(null)}>Dismiss</button></div>
-          {result.skipped.length > 0 && <ul class="skipped" tabIndex={0} aria-label="Skipped clients">{result.skipped.map((s) => <li key={s.email}>{s.email}: {s.reason}</li>)}</ul>}
+          <div class="row">
+            <p class="grow" style={{ margin: 0 }}>
+              {result.text}
+            </p>
+            <button type="button" onClick={() => setResult(null)}>
+              Dismiss
+            </button>
+          </div>
+          {result.skipped.length > 0 && (
+            <ul class="skipped" tabIndex={0} aria-label="Skipped clients">
+              {result.skipped.map((s) => (
+                <li key={s.email}>
+                  {s.email}: {s.reason}
+                </li>
+              ))}
+            </ul>
+          )}
         </div>
       )}
       <table class="responsive">
         <thead>
           <tr>
-            <th><input type="checkbox" aria-label="Select all on this page" checked={allOnPage} onChange={(e) => { const on = (e.target as HTMLInputElement).checked; setSelected((s) => { const n = new Set(s); for (const c of items) on ? n.add(c.email) : n.delete(c.email); return n; }); }} /></th>
-            <th aria-sort={ariaSort('email')}><button type="button" onClick={() => sortBy('email')}>Email{sort === 'email' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}</button></th>
+            <th>
+              <input
+                type="checkbox"
+                aria-label="Select all on this page"
+                checked={allOnPage}
+                onChange={(e) => {
+                  const on = (e.target as HTMLInputElement).checked;
+                  setSelected((s) => {
+                    const n = new Set(s);
+                    for (const c of items) on ? n.add(c.email) : n.delete(c.email);
+                    return n;
+                  });
+                }}
+              />
+            </th>
+            <th aria-sort={ariaSort('email')}>
+              <button type="button" onClick={() => sortBy('email')}>
+                Email{sort === 'email' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+              </button>
+            </th>
             <th>Status</th>
-            <th aria-sort={ariaSort('traffic')}><button type="button" onClick={() => sortBy('traffic')}>Traffic{sort === 'traffic' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}</button></th>
-            <th aria-sort={ariaSort('expiryTime')}><button type="button" onClick={() => sortBy('expiryTime')}>Expiry{sort === 'expiryTime' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}</button></th>
-            <th><span class="visually-hidden">Actions</span></th>
+            <th aria-sort={ariaSort('traffic')}>
+              <button type="button" onClick={() => sortBy('traffic')}>
+                Traffic{sort === 'traffic' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+              </button>
+            </th>
+            <th aria-sort={ariaSort('expiryTime')}>
+              <button type="button" onClick={() => sortBy('expiryTime')}>
+                Expiry{sort === 'expiryTime' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+              </button>
+            </th>
+            <th>
+              <span class="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -188,20 +316,59 @@ export function Clients() {
             const st = status(c, online);
             return (
               <tr key={c.email}>
-                <td><input type="checkbox" aria-label={`Select ${c.email}`} checked={selected.has(c.email)} onChange={(e) => toggle(c.email, (e.target as HTMLInputElement).checked)} /></td>
-                <td data-label="Email"><span><span class={`dot${online.has(c.email) ? ' on' : ''}`} aria-hidden="true" />{c.email}{c.group ? <span class="muted"> · {c.group}</span> : null}</span></td>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${c.email}`}
+                    checked={selected.has(c.email)}
+                    onChange={(e) => toggle(c.email, (e.target as HTMLInputElement).checked)}
+                  />
+                </td>
+                <td data-label="Email">
+                  <span>
+                    <span class={`dot${online.has(c.email) ? ' on' : ''}`} aria-hidden="true" />
+                    {c.email}
+                    {c.group ? <span class="muted"> · {c.group}</span> : null}
+                  </span>
+                </td>
                 <td data-label="Status">{st}</td>
                 <td data-label="Traffic">
                   <div class="traffic">
-                    <div>{bytes(used)}{c.totalGB ? ` / ${bytes(c.totalGB)}` : ' / ∞'}</div>
-                    {c.totalGB > 0 && <div class="bar" aria-hidden="true"><span style={{ width: `${Math.min(100, (used / c.totalGB) * 100)}%` }} /></div>}
+                    <div>
+                      {bytes(used)}
+                      {c.totalGB ? ` / ${bytes(c.totalGB)}` : ' / ∞'}
+                    </div>
+                    {c.totalGB > 0 && (
+                      <div class="bar" aria-hidden="true">
+                        <span style={{ width: `${Math.min(100, (used / c.totalGB) * 100)}%` }} />
+                      </div>
+                    )}
                   </div>
                 </td>
-                <td data-label="Expiry">{c.expiryTime > 0 ? <time dateTime={new Date(c.expiryTime).toISOString()} title={new Date(c.expiryTime).toLocaleString()}>{relative(c.expiryTime)}</time> : c.expiryTime < 0 ? `${-c.expiryTime / DAY} days after first use` : 'Never'}</td>
-                <td><span class="row" style={{ flexWrap: 'nowrap' }}>
-                  <button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>Links</button>
-                  <button type="button" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c.email)}>Edit</button>
-                </span></td>
+                <td data-label="Expiry">
+                  {c.expiryTime > 0 ? (
+                    <time
+                      dateTime={new Date(c.expiryTime).toISOString()}
+                      title={new Date(c.expiryTime).toLocaleString()}
+                    >
+                      {relative(c.expiryTime)}
+                    </time>
+                  ) : c.expiryTime < 0 ? (
+                    `${-c.expiryTime / DAY} days after first use`
+                  ) : (
+                    'Never'
+                  )}
+                </td>
+                <td>
+                  <span class="row" style={{ flexWrap: 'nowrap' }}>
+                    <button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>
+                      Links
+                    </button>
+                    <button type="button" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c.email)}>
+                      Edit
+                    </button>
+                  </span>
+                </td>
               </tr>
             );
           })}
@@ -209,44 +376,129 @@ export function Clients() {
       </table>
       {data && data.items.length === 0 && <p class="muted">No clients match.</p>}
       <nav class="pager" aria-label="Pages">
-        <span class="muted">{data ? `${data.filtered.toLocaleString('en')} of ${data.total.toLocaleString('en')} clients` : 'Loading…'}</span>
-        <label class="inline">Page size
-          <select value={String(pageSize)} onChange={(e) => setQuery(q, { pageSize: (e.target as HTMLSelectElement).value })}>
-            {PAGE_SIZES.map((n) => <option key={n} value={String(n)}>{n}</option>)}
+        <span class="muted">
+          {data ? `${data.filtered.toLocaleString('en')} of ${data.total.toLocaleString('en')} clients` : 'Loading…'}
+        </span>
+        <label class="inline">
+          Page size
+          <select
+            value={String(pageSize)}
+            onChange={(e) => setQuery(q, { pageSize: (e.target as HTMLSelectElement).value })}
+          >
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="button" disabled={page <= 1} onClick={() => setQuery(q, { page: String(page - 1) })}>Previous</button>
-        <span aria-live="polite">Page {page} of {pages.toLocaleString('en')}</span>
-        <button type="button" disabled={page >= pages} onClick={() => setQuery(q, { page: String(page + 1) })}>Next</button>
+        <button type="button" disabled={page <= 1} onClick={() => setQuery(q, { page: String(page - 1) })}>
+          Previous
+        </button>
+        <span aria-live="polite">
+          Page {page} of {pages.toLocaleString('en')}
+        </span>
+        <button type="button" disabled={page >= pages} onClick={() => setQuery(q, { page: String(page + 1) })}>
+          Next
+        </button>
       </nav>
 
-      <AddClient open={adding} onClose={() => setAdding(false)} onSaved={() => { setAdding(false); live.run(); }} />
+      <AddClient
+        open={adding}
+        onClose={() => setAdding(false)}
+        onSaved={() => {
+          setAdding(false);
+          live.run();
+        }}
+      />
       <Links email={linksFor} onClose={() => setLinksFor(null)} />
-      <EditClient email={editing} onClose={() => setEditing(null)} onChanged={() => { setEditing(null); live.run(); }} />
+      <EditClient
+        email={editing}
+        onClose={() => setEditing(null)}
+        onChanged={() => {
+          setEditing(null);
+          live.run();
+        }}
+      />
       <Dialog title="Adjust" open={bulk === 'adjust'} onClose={() => setBulk(null)}>
-        <form class="stack" onSubmit={(e) => { e.preventDefault(); void runBulk('adjust', new FormData(e.target as HTMLFormElement)); }}>
-          <p class="muted" style={{ margin: 0 }}>{selected.size} selected clients. Negative values subtract.</p>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void runBulk('adjust', new FormData(e.target as HTMLFormElement));
+          }}
+        >
+          <p class="muted" style={{ margin: 0 }}>
+            {selected.size} selected clients. Negative values subtract.
+          </p>
           <div class="row">
-            <label class="grow">Days<input name="days" type="number" step={1} defaultValue="0" /></label>
-            <label class="grow">GB<input name="gb" type="number" step="any" defaultValue="0" /></label>
+            <label class="grow">
+              Days
+              <input name="days" type="number" step={1} defaultValue="0" />
+            </label>
+            <label class="grow">
+              GB
+              <input name="gb" type="number" step="any" defaultValue="0" />
+            </label>
           </div>
-          <div class="actions"><button type="button" onClick={() => setBulk(null)}>Cancel</button><button type="submit" class="primary">Apply</button></div>
+          <div class="actions">
+            <button type="button" onClick={() => setBulk(null)}>
+              Cancel
+            </button>
+            <button type="submit" class="primary">
+              Apply
+            </button>
+          </div>
         </form>
       </Dialog>
       <Dialog title="Assign group" open={bulk === 'group'} onClose={() => setBulk(null)}>
-        <form class="stack" onSubmit={(e) => { e.preventDefault(); void runBulk('group', new FormData(e.target as HTMLFormElement)); }}>
-          <label>Group<input name="group" type="text" list="group-names" /></label>
-          <datalist id="group-names">{data?.groups.map((g) => <option key={g} value={g} />)}</datalist>
-          <div class="actions"><button type="button" onClick={() => setBulk(null)}>Cancel</button><button type="submit" class="primary">Apply</button></div>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void runBulk('group', new FormData(e.target as HTMLFormElement));
+          }}
+        >
+          <label>
+            Group
+            <input name="group" type="text" list="group-names" />
+          </label>
+          <datalist id="group-names">
+            {data?.groups.map((g) => (
+              <option key={g} value={g} />
+            ))}
+          </datalist>
+          <div class="actions">
+            <button type="button" onClick={() => setBulk(null)}>
+              Cancel
+            </button>
+            <button type="submit" class="primary">
+              Apply
+            </button>
+          </div>
         </form>
       </Dialog>
       <Dialog title="Reset traffic" open={bulk === 'reset'} onClose={() => setBulk(null)}>
         <p>Reset the traffic counters of {selected.size} clients?</p>
-        <div class="actions"><button type="button" onClick={() => setBulk(null)}>Cancel</button><button type="button" class="primary" onClick={() => runBulk('reset')}>Reset</button></div>
+        <div class="actions">
+          <button type="button" onClick={() => setBulk(null)}>
+            Cancel
+          </button>
+          <button type="button" class="primary" onClick={() => runBulk('reset')}>
+            Reset
+          </button>
+        </div>
       </Dialog>
       <Dialog title="Delete clients" open={bulk === 'delete'} onClose={() => setBulk(null)}>
         <p>Delete {selected.size} clients? This cannot be undone.</p>
-        <div class="actions"><button type="button" onClick={() => setBulk(null)}>Cancel</button><button type="button" class="primary danger" onClick={() => runBulk('delete')}>Delete</button></div>
+        <div class="actions">
+          <button type="button" onClick={() => setBulk(null)}>
+            Cancel
+          </button>
+          <button type="button" class="primary danger" onClick={() => runBulk('delete')}>
+            Delete
+          </button>
+        </div>
       </Dialog>
     </>
   );
@@ -254,18 +506,35 @@ export function Clients() {
 
 function BulkMenu(props: { onPick: (k: 'adjust' | 'group' | 'reset' | 'delete') => void; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => { ref.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus(); }, []);
-  const items: ['adjust' | 'group' | 'reset' | 'delete', string][] = [['adjust', 'Adjust'], ['group', 'Assign group'], ['reset', 'Reset traffic'], ['delete', 'Delete']];
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
+  }, []);
+  const items: ['adjust' | 'group' | 'reset' | 'delete', string][] = [
+    ['adjust', 'Adjust'],
+    ['group', 'Assign group'],
+    ['reset', 'Reset traffic'],
+    ['delete', 'Delete'],
+  ];
   const onKey = (e: KeyboardEvent) => {
     const all = [...ref.current!.querySelectorAll<HTMLElement>('[role=menuitem]')];
     const i = all.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'ArrowDown') { e.preventDefault(); all[(i + 1) % all.length]?.focus(); }
-    if (e.key === 'ArrowUp') { e.preventDefault(); all[(i - 1 + all.length) % all.length]?.focus(); }
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      all[(i + 1) % all.length]?.focus();
+    }
+    if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      all[(i - 1 + all.length) % all.length]?.focus();
+    }
     if (e.key === 'Escape' || e.key === 'Tab') props.onClose();
   };
   return (
     <div role="menu" ref={ref} aria-label="Bulk actions" onKeyDown={onKey}>
-      {items.map(([k, label]) => <button key={k} type="button" role="menuitem" tabIndex={-1} onClick={() => props.onPick(k)}>{label}</button>)}
+      {items.map(([k, label]) => (
+        <button key={k} type="button" role="menuitem" tabIndex={-1} onClick={() => props.onPick(k)}>
+          {label}
+        </button>
+      ))}
     </div>
   );
 }
@@ -284,17 +553,27 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
     e.preventDefault();
     const f = new FormData(e.target as HTMLFormElement);
     const ids = f.getAll('inbound').map(Number);
-    if (ids.length === 0) { setError('Choose at least one inbound'); return; }
+    if (ids.length === 0) {
+      setError('Choose at least one inbound');
+      return;
+    }
     const gb = Number(f.get('gb') || 0);
     const days = Number(f.get('days') || 0);
     const email = String(f.get('email')).trim();
     setBusy(true);
     setError('');
     try {
-      await api.addClient({
-        email, enable: true, totalGB: Math.round(gb * GB), expiryTime: days > 0 ? Date.now() + days * DAY : 0,
-        group: String(f.get('group') ?? '').trim(), comment: String(f.get('comment') ?? '').trim(),
-      }, ids);
+      await api.addClient(
+        {
+          email,
+          enable: true,
+          totalGB: Math.round(gb * GB),
+          expiryTime: days > 0 ? Date.now() + days * DAY : 0,
+          group: String(f.get('group') ?? '').trim(),
+          comment: String(f.get('comment') ?? '').trim(),
+        },
+        ids,
+      );
       announce(`Client ${email} added`);
       props.onSaved();
     } catch (err) {
@@ -307,29 +586,55 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
   return (
     <Dialog title="Add client" open={props.open} onClose={props.onClose}>
       <form class="stack" onSubmit={submit}>
-        <label>Email<input name="email" type="text" required autoFocus /></label>
+        <label>
+          Email
+          <input name="email" type="text" required autoFocus />
+        </label>
         <fieldset>
           <legend>Inbounds</legend>
-          {inbounds === null ? <span class="muted">Loading…</span> : inbounds.length === 0 ? <span class="muted">Add an inbound first.</span> :
+          {inbounds === null ? (
+            <span class="muted">Loading…</span>
+          ) : inbounds.length === 0 ? (
+            <span class="muted">Add an inbound first.</span>
+          ) : (
             inbounds.map((i) => (
               <label class="inline" key={i.id} style={{ marginRight: '12px' }}>
                 <input type="checkbox" name="inbound" value={String(i.id)} />
                 {i.remark || `${i.protocol}:${i.port}`}
               </label>
-            ))}
+            ))
+          )}
         </fieldset>
         <div class="row">
-          <label class="grow">Traffic limit (GB, 0 = unlimited)<input name="gb" type="number" min={0} step="any" defaultValue="0" /></label>
-          <label class="grow">Expires in days (0 = never)<input name="days" type="number" min={0} step={1} defaultValue="0" /></label>
+          <label class="grow">
+            Traffic limit (GB, 0 = unlimited)
+            <input name="gb" type="number" min={0} step="any" defaultValue="0" />
+          </label>
+          <label class="grow">
+            Expires in days (0 = never)
+            <input name="days" type="number" min={0} step={1} defaultValue="0" />
+          </label>
         </div>
         <div class="row">
-          <label class="grow">Group<input name="group" type="text" /></label>
-          <label class="grow">Comment<input name="comment" type="text" /></label>
+          <label class="grow">
+            Group
+            <input name="group" type="text" />
+          </label>
+          <label class="grow">
+            Comment
+            <input name="comment" type="text" />
+          </label>
         </div>
-        <div role="alert" class="alert">{error}</div>
+        <div role="alert" class="alert">
+          {error}
+        </div>
         <div class="actions">
-          <button type="button" onClick={props.onClose}>Cancel</button>
-          <button type="submit" class="primary" disabled={busy}>Save</button>
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
         </div>
       </form>
     </Dialog>
@@ -344,7 +649,15 @@ function Links(props: { email: string | null; onClose: () => void }) {
     setError('');
     if (!props.email) return;
     api.links(props.email).then(
-      async (urls) => setLinks(await Promise.all(urls.map(async (url) => ({ url, svg: await QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }) })))),
+      async (urls) =>
+        setLinks(
+          await Promise.all(
+            urls.map(async (url) => ({
+              url,
+              svg: await QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }),
+            })),
+          ),
+        ),
       (e) => setError(e.message),
     );
   }, [props.email]);
@@ -361,21 +674,41 @@ function Links(props: { email: string | null; onClose: () => void }) {
   const title = `Links for ${props.email ?? ''}`;
   return (
     <Dialog title={title} open={props.email !== null} onClose={props.onClose} wide>
-      {error && <div role="alert" class="alert">{error}</div>}
-      {links === null ? <p class="muted">Loading…</p> : links.length === 0 ? <p class="muted">This client has no links (no attached inbound has a link form).</p> : (
+      {error && (
+        <div role="alert" class="alert">
+          {error}
+        </div>
+      )}
+      {links === null ? (
+        <p class="muted">Loading…</p>
+      ) : links.length === 0 ? (
+        <p class="muted">This client has no links (no attached inbound has a link form).</p>
+      ) : (
         <ul class="links">
           {links.map((l, i) => (
             <li key={l.url}>
-              <div class="qr" role="img" aria-label={`QR code of link ${i + 1}`} data-link={l.url} dangerouslySetInnerHTML={{ __html: l.svg }} />
+              <div
+                class="qr"
+                role="img"
+                aria-label={`QR code of link ${i + 1}`}
+                data-link={l.url}
+                dangerouslySetInnerHTML={{ __html: l.svg }}
+              />
               <div>
                 <p class="link-text">{l.url}</p>
-                <button type="button" onClick={() => copy(l.url)}>Copy</button>
+                <button type="button" onClick={() => copy(l.url)}>
+                  Copy
+                </button>
               </div>
             </li>
           ))}
         </ul>
       )}
-      <div class="actions"><button type="button" onClick={props.onClose}>Close</button></div>
+      <div class="actions">
+        <button type="button" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
     </Dialog>
   );
 }

@@ -13,8 +13,12 @@ function Usage({ title, u }: { title: string; u: { current: number; total: numbe
     <section class="card" aria-labelledby={`h-${title}`}>
       <h2 id={`h-${title}`}>{title}</h2>
       <div class="big">{pct(u).toFixed(1)}%</div>
-      <div class="muted">{bytes(u.current)} of {bytes(u.total)}</div>
-      <div class="bar" aria-hidden="true"><span style={{ width: `${pct(u)}%` }} /></div>
+      <div class="muted">
+        {bytes(u.current)} of {bytes(u.total)}
+      </div>
+      <div class="bar" aria-hidden="true">
+        <span style={{ width: `${pct(u)}%` }} />
+      </div>
     </section>
   );
 }
@@ -26,18 +30,31 @@ export function Overview() {
   const [Charts, setCharts] = useState<ComponentType | null>(null);
   useEffect(() => {
     // uPlot only loads on the overview.
-    import('./history').then((m) => setCharts(() => m.History), (e) => announce(`charts failed to load: ${e.message}`, true));
+    import('./history').then(
+      (m) => setCharts(() => m.History),
+      (e) => announce(`charts failed to load: ${e.message}`, true),
+    );
   }, []);
 
   useEffect(() => {
-    const load = () => api.status().then((x) => { setS(x); setCore({ state: x.core.state }); }, (e) => announce(String(e.message ?? e), true));
+    const load = () =>
+      api.status().then(
+        (x) => {
+          setS(x);
+          setCore({ state: x.core.state });
+        },
+        (e) => announce(String(e.message ?? e), true),
+      );
     load();
     const off = onLive((m) => {
       if (m.type === 'status') setS(m.data);
       if (m.type === 'coreState') setCore({ state: m.data, error: m.error });
     });
     const offRe = onReconnect(load);
-    return () => { off(); offRe(); };
+    return () => {
+      off();
+      offRe();
+    };
   }, []);
 
   const act = async (what: 'stop' | 'restart') => {
@@ -59,12 +76,19 @@ export function Overview() {
       <h1>Overview</h1>
       <section class="card" style={{ marginBottom: '16px' }} aria-labelledby="h-core">
         <div class="row">
-          <h2 id="h-core" class="grow" style={{ margin: 0 }}>Core {s?.core.version ? <span class="muted">v{s.core.version.replace(/^v/, '')}</span> : null}</h2>
-          <button type="button" class="danger" disabled={busy} onClick={() => act('stop')}>Stop core</button>
-          <button type="button" disabled={busy} onClick={() => act('restart')}>Restart core</button>
+          <h2 id="h-core" class="grow" style={{ margin: 0 }}>
+            Core {s?.core.version ? <span class="muted">v{s.core.version.replace(/^v/, '')}</span> : null}
+          </h2>
+          <button type="button" class="danger" disabled={busy} onClick={() => act('stop')}>
+            Stop core
+          </button>
+          <button type="button" disabled={busy} onClick={() => act('restart')}>
+            Restart core
+          </button>
         </div>
         <p role="status" aria-label="Core state" class={`state-${state}`} style={{ margin: '8px 0 0' }}>
-          {state}{core?.error ? ` — ${core.error}` : ''}
+          {state}
+          {core?.error ? ` — ${core.error}` : ''}
         </p>
       </section>
       {s ? (
@@ -72,8 +96,12 @@ export function Overview() {
           <section class="card" aria-labelledby="h-CPU">
             <h2 id="h-CPU">CPU</h2>
             <div class="big">{s.cpu.toFixed(1)}%</div>
-            <div class="muted">load {s.load.load1.toFixed(2)} · {s.load.load5.toFixed(2)} · {s.load.load15.toFixed(2)}</div>
-            <div class="bar" aria-hidden="true"><span style={{ width: `${Math.min(100, s.cpu)}%` }} /></div>
+            <div class="muted">
+              load {s.load.load1.toFixed(2)} · {s.load.load5.toFixed(2)} · {s.load.load15.toFixed(2)}
+            </div>
+            <div class="bar" aria-hidden="true">
+              <span style={{ width: `${Math.min(100, s.cpu)}%` }} />
+            </div>
           </section>
           <Usage title="Memory" u={s.mem} />
           <Usage title="Swap" u={s.swap} />
@@ -89,7 +117,9 @@ export function Overview() {
             <div>{s.panelVersion}</div>
           </section>
         </div>
-      ) : <p class="muted">Loading…</p>}
+      ) : (
+        <p class="muted">Loading…</p>
+      )}
       {Charts && <Charts />}
     </>
   );
