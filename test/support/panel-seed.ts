@@ -45,9 +45,20 @@ export async function seedPanel(c: Conn, clients = 10_000): Promise<void> {
       cpuPct: 12.5,
       memPct: 0.25,
       uptimeSecs: 86_400,
+      tlsMode: 'pin',
+      tlsPin: 'q0y3lRq2qGfM5Yb1Z4mV0o8x2sQj9Kc7Wn6Hd5Ue4Tg=',
       createdAt: now,
       updatedAt: now,
     });
+    // What the node sync keeps per node: placements, per-(node, email) baselines, history samples.
+    await db.insert(t.nodeClientCounters).values([
+      { nodeId: 1, email: 'user1@example.com', up: 2 ** 33 + 7, down: 12_345 },
+      { nodeId: 1, email: 'user2@example.com', up: 0, down: 1 },
+    ]);
+    await db.insert(t.nodeSamples).values([
+      { nodeId: 1, t: 1_790_000_000, cpu: 12.5, mem: 0.25 },
+      { nodeId: 1, t: 1_790_000_030, cpu: 99.75, mem: 0.5 },
+    ]);
     await db.insert(t.inbounds).values(
       PROTOCOLS.map((protocol, i) => ({
         up: 2 ** 40 + i,
@@ -66,6 +77,9 @@ export async function seedPanel(c: Conn, clients = 10_000): Promise<void> {
         nodeId: i === 3 ? 1 : null,
       })),
     );
+    await db
+      .insert(t.nodeInbounds)
+      .values({ nodeId: 1, inboundId: 4, remoteId: 17, remoteTag: 'inbound-20003', pushedHash: 'abc123' });
     await db.insert(t.fallbacks).values([
       { masterId: 1, childId: 2, name: '', alpn: 'h2', path: '/ws', xver: 1, sortOrder: 0 },
       { masterId: 1, childId: 3, name: 'sni.example', alpn: '', path: '', xver: 0, sortOrder: 1 },
