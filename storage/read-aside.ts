@@ -5,7 +5,7 @@
 // The file is in WAL mode: this connection reads the last committed state without blocking the writer.
 // Node only: the worker is created on first use, and a runtime without worker threads simply has no aside reader.
 import type { Worker } from 'node:worker_threads';
-import { sqliteArgs } from './repos/raw.js';
+import { sqliteArgs } from './sqlite-args.js';
 
 /** Runs one read statement on the worker; rows as objects keyed by column name. */
 export type ReadAside = (sql: string, args: unknown[]) => Promise<Record<string, unknown>[]>;

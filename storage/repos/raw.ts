@@ -4,6 +4,7 @@
 // inside `c.tx(...)` or `c.write(...)` for writes (single writer). Covered by the storage and handler suites on
 // both dialects (they would catch a Drizzle internals change).
 import type { Conn } from '../conn.js';
+import { sqliteArgs } from '../sqlite-args.js';
 
 /**
  * Runs `fn` in a short transaction whose PostgreSQL planner settings are `settings` (SET LOCAL through set_config,
@@ -24,9 +25,6 @@ export function withPlannerSettings<T>(
     return fn(tx);
   });
 }
-
-/** Statement arguments as libsql takes them (booleans as 1/0, the way the schema stores them). */
-export const sqliteArgs = (args: unknown[]): unknown[] => args.map((a) => (typeof a === 'boolean' ? (a ? 1 : 0) : a));
 
 export async function raw<T = Record<string, unknown>>(c: Conn, text: string, args: unknown[] = []): Promise<T[]> {
   const session = (c.db as unknown as { session: { client: any; tx?: any } }).session;
