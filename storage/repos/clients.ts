@@ -34,6 +34,37 @@ const CATALOG_BATCH_IDS = { sqlite: 2_000, pg: 10_000 } as const;
 const n = (v: unknown): number => Number(v ?? 0);
 const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 
+/**
+ * A client's own 20 columns read positionally from `r` at `at`, in the order the raw client statements select
+ * them: id, email, sub_id, uuid, password, auth, flow, security, method, total_bytes, expiry_time, enable, limit_ip,
+ * tg_id, comment, group_name, reverse, reset_days, created_at, updated_at.
+ */
+export function clientColumns(r: unknown[], at: number) {
+  const v = (i: number) => r[at + i];
+  return {
+    id: n(v(0)),
+    email: v(1) as string,
+    subId: v(2) as string,
+    uuid: v(3) as string,
+    password: v(4) as string,
+    auth: v(5) as string,
+    flow: v(6) as string,
+    security: v(7) as string,
+    method: v(8) as string,
+    totalGB: n(v(9)),
+    expiryTime: n(v(10)),
+    enable: b(v(11)),
+    limitIp: n(v(12)),
+    tgId: n(v(13)),
+    comment: v(14) as string,
+    group: v(15) as string,
+    reverse: parseReverse(v(16) as string | null),
+    reset: n(v(17)),
+    createdAt: n(v(18)),
+    updatedAt: n(v(19)),
+  };
+}
+
 type ClientRow = {
   id: number;
   email: string;
@@ -379,26 +410,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
       const links = await jsonRows(c, ['client_id', 'inbound_id'], 'client_inbounds', 'client_id, inbound_id');
       const att = byClient(links);
       return rows.map((r) => ({
-        id: n(r[0]),
-        email: r[1] as string,
-        subId: r[2] as string,
-        uuid: r[3] as string,
-        password: r[4] as string,
-        auth: r[5] as string,
-        flow: r[6] as string,
-        security: r[7] as string,
-        method: r[8] as string,
-        totalGB: n(r[9]),
-        expiryTime: n(r[10]),
-        enable: b(r[11]),
-        limitIp: n(r[12]),
-        tgId: n(r[13]),
-        comment: r[14] as string,
-        group: r[15] as string,
-        reverse: parseReverse(r[16] as string | null),
-        reset: n(r[17]),
-        createdAt: n(r[18]),
-        updatedAt: n(r[19]),
+        ...clientColumns(r, 0),
         inboundIds: att.get(n(r[0])) ?? [],
         traffic: {
           up: n(r[20]),

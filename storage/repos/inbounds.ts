@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { AttachedJson, AttachedJsonProjection, InboundsRepo } from '../../domain/ports/inbounds-store.js';
 import type { FallbackRule, InboundRecord, InboundWrite, Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
-import { chunk, insertClientsTx, parseReverse, sqlBool } from './clients.js';
+import { chunk, clientColumns, insertClientsTx, sqlBool } from './clients.js';
 import { jsonRows, raw, withPlannerSettings } from './raw.js';
 import { isUniqueViolation } from './errors.js';
 
@@ -172,28 +172,7 @@ export function inboundsRepo(c: Conn): InboundsRepo {
       );
       return rows.map((r) => ({
         inboundId: Number(r[0]),
-        client: {
-          id: Number(r[1]),
-          email: r[2] as string,
-          subId: r[3] as string,
-          uuid: r[4] as string,
-          password: r[5] as string,
-          auth: r[6] as string,
-          flow: r[7] as string,
-          security: r[8] as string,
-          method: r[9] as string,
-          totalGB: Number(r[10]),
-          expiryTime: Number(r[11]),
-          enable: sqlBool(r[12]),
-          limitIp: Number(r[13]),
-          tgId: Number(r[14]),
-          comment: r[15] as string,
-          group: r[16] as string,
-          reverse: parseReverse(r[17] as string | null),
-          reset: Number(r[18]),
-          createdAt: Number(r[19]),
-          updatedAt: Number(r[20]),
-        },
+        client: clientColumns(r, 1),
         up: Number(r[21] ?? 0),
         down: Number(r[22] ?? 0),
         trafficEnable: r[23] === null || r[23] === undefined ? true : sqlBool(r[23]),
