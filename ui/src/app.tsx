@@ -1,11 +1,13 @@
 // The app shell: navigation "Main", Log out, one h1 per page, a client-side router over {base}panel/<page>
 // (every page URL is also served by the panel, so reload and bookmarks work), and the announcements region.
 import { render, type ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { navigate, useLocation } from './app-nav';
 import { api, base } from './api';
 import { connectLive } from './live';
 import { LanguagePicker } from './common';
+import { applyLang, lang, onLangChange } from './i18n';
+import { t } from './shell.i18n';
 import { Overview } from './pages/overview';
 import { Inbounds } from './pages/inbounds';
 import { Clients } from './pages/clients';
@@ -13,16 +15,20 @@ import { Groups } from './pages/groups';
 import { announce, Announcements } from './announce';
 import './styles.css';
 
-const NAV: [string, string][] = [
-  ['', 'Overview'],
-  ['inbounds', 'Inbounds'],
-  ['clients', 'Clients'],
-  ['groups', 'Groups'],
-  ['nodes', 'Nodes'],
-  ['core-config', 'Core'],
-  ['settings', 'Settings'],
-  ['logs', 'Logs'],
-];
+const NAV = [
+  ['', 'overview'],
+  ['inbounds', 'inbounds'],
+  ['clients', 'clients'],
+  ['groups', 'groups'],
+  ['nodes', 'nodes'],
+  ['core-config', 'core'],
+  ['settings', 'settings'],
+  ['logs', 'logs'],
+] as const;
+const navName = (page: string) => {
+  const key = NAV.find(([p]) => p === page)?.[1];
+  return key ? t(key) : t('notFound');
+};
 
 const pageOf = () => location.pathname.slice(`${base}panel/`.length).replace(/\/$/, '');
 
@@ -30,7 +36,7 @@ function NotYet({ title }: { title: string }) {
   return (
     <>
       <h1>{title}</h1>
-      <p class="muted">This page is not part of the UI yet; the API serves everything it will show.</p>
+      <p class="muted">{t('notYet')}</p>
     </>
   );
 }
@@ -46,7 +52,7 @@ function Page({ page }: { page: string }) {
     case 'groups':
       return <Groups />;
     default:
-      return <NotYet title={NAV.find(([p]) => p === page)?.[1] ?? 'Not found'} />;
+      return <NotYet title={navName(page)} />;
   }
 }
 
@@ -63,10 +69,10 @@ function Shell({ children, page }: { children: ComponentChildren; page: string }
   return (
     <div class="shell">
       <header class="sidebar">
-        <div class="brand">Panel</div>
-        <nav aria-label="Main">
+        <div class="brand">{t('brand')}</div>
+        <nav aria-label={t('main')}>
           <ul>
-            {NAV.map(([p, name]) => (
+            {NAV.map(([p, key]) => (
               <li key={p}>
                 <a
                   href={`${base}panel/${p}`}
@@ -77,7 +83,7 @@ function Shell({ children, page }: { children: ComponentChildren; page: string }
                     navigate(`${base}panel/${p}`);
                   }}
                 >
-                  {name}
+                  {t(key)}
                 </a>
               </li>
             ))}
@@ -86,7 +92,7 @@ function Shell({ children, page }: { children: ComponentChildren; page: string }
         <div class="spacer" />
         <LanguagePicker />
         <button type="button" onClick={logout}>
-          Log out
+          {t('logOut')}
         </button>
       </header>
       <main>{children}</main>
@@ -98,15 +104,19 @@ function Shell({ children, page }: { children: ComponentChildren; page: string }
 function App() {
   useLocation();
   const page = pageOf();
+  // A language switch re-mounts the page, so every string and formatted value is rendered again.
+  const [language, setLanguage] = useState(lang());
+  useEffect(() => onLangChange(() => setLanguage(lang())), []);
   useEffect(() => {
-    document.title = `${NAV.find(([p]) => p === page)?.[1] ?? 'Panel'} · Panel`;
-  }, [page]);
+    document.title = `${navName(page)} · ${t('brand')}`;
+  }, [page, language]);
   return (
     <Shell page={page}>
-      <Page key={page} page={page} />
+      <Page key={`${page}:${language}`} page={page} />
     </Shell>
   );
 }
 
+applyLang();
 connectLive();
 render(<App />, document.getElementById('root')!);

@@ -4,6 +4,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, base } from './api';
 import { LanguagePicker } from './common';
+import { applyLang, onLangChange } from './i18n';
+import { t } from './login.i18n';
 import './styles.css';
 
 function nextPage(): string {
@@ -12,6 +14,8 @@ function nextPage(): string {
 }
 
 function Login() {
+  const [, setRev] = useState(0);
+  useEffect(() => onLangChange(() => setRev((r) => r + 1)), []);
   const [twoFactor, setTwoFactor] = useState(false);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -42,21 +46,21 @@ function Login() {
       <form class="stack" onSubmit={submit}>
         <div class="row">
           <h1 class="grow" style={{ margin: 0 }}>
-            Log in
+            {t('title')}
           </h1>
           <LanguagePicker />
         </div>
         <label>
-          Username
+          {t('username')}
           <input name="username" autocomplete="username" required autoFocus />
         </label>
         <label>
-          Password
+          {t('password')}
           <input name="password" type="password" autocomplete="current-password" required />
         </label>
         {twoFactor && (
           <label>
-            Two-factor code
+            {t('code')}
             <input
               name="code"
               inputMode="numeric"
@@ -71,11 +75,12 @@ function Login() {
           {error}
         </div>
         <button class="primary" type="submit" disabled={busy}>
-          Log in
+          {t('submit')}
         </button>
       </form>
     </main>
   );
 }
 
+applyLang();
 render(<Login />, document.getElementById('root')!);

@@ -4,7 +4,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ClientFull } from '../api';
 import { announce } from '../announce';
-import { bytes, Dialog } from '../common';
+import { Dialog } from '../common';
+import { bytes } from '../i18n';
 
 const GB = 1024 ** 3;
 const dateInput = (ms: number) =>

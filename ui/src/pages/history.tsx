@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api } from '../api';
-import { bytes } from '../common';
+import { bytes } from '../i18n';
 
 const BUCKETS: [number, string][] = [
   [2, '2 s'],

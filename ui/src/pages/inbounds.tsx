@@ -4,7 +4,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type InboundRow } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { bytes, Dialog } from '../common';
+import { Dialog } from '../common';
+import { bytes } from '../i18n';
 import { useRefetch } from '../refetch';
 
 const PROTOCOLS = ['vless', 'vmess', 'trojan', 'shadowsocks', 'hysteria2'] as const;

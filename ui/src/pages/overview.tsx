@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type StatusSnapshot } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { bytes } from '../common';
+import { bytes } from '../i18n';
 import type { ComponentType } from 'preact';
 
 const pct = (u: { current: number; total: number }) => (u.total ? (u.current / u.total) * 100 : 0);
