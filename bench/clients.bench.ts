@@ -14,7 +14,7 @@ import type { ServerCommand, ServerReply } from './clients-server.js';
 import { call, login, type Session, type TestApp } from '../test/support/app.js';
 import { openStore } from '../storage/store.js';
 import type { Store } from '../domain/ports/store.js';
-import type { NewClient } from '../domain/ports/clients-store.js';
+import type { NewClient } from '../domain/ports/clients-repo.js';
 import { FULL_REBUILD_MS } from '../domain/clients/catalog-cache.js';
 
 const SIZES = (process.env.BENCH_CLIENT_SIZES ?? '1000,100000').split(',').map(Number);

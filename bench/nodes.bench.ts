@@ -10,7 +10,7 @@ import { median } from './types.js';
 import { eachDatabase } from './databases.js';
 import { call, createTestApp, login } from '../test/support/app.js';
 import type { TestDatabase } from '../test/support/databases.js';
-import type { NewClient } from '../domain/ports/clients-store.js';
+import type { NewClient } from '../domain/ports/clients-repo.js';
 import { createGuardedFetch } from '../host-agent/guarded-fetch.js';
 import { startRemotePanel } from '../test/handlers/nodes-remote.js';
 

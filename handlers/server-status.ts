@@ -2,16 +2,8 @@
 // what the background sampler cached; no request triggers a reading. Schemas: domain/status/output.ts.
 import { ok } from './envelope.js';
 import { createRoute, envelope, routes } from './route.js';
-import {
-  coreMetricParams,
-  coreMetricsStateObj,
-  cpuHistoryParams,
-  historyParams,
-  historySamplesObj,
-  observatoryHistoryParams,
-  observatoryObj,
-  statusObj,
-} from '../domain/status/output.js';
+import { coreMetricsStateObj, historySamplesObj, observatoryObj, statusObj } from '../domain/status/output.js';
+import { coreMetricParams, cpuHistoryParams, historyParams, observatoryHistoryParams } from '../domain/status/input.js';
 
 const tags = ['server'];
 

@@ -5,7 +5,8 @@ import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
 import { setSessionCookie } from './session.js';
 import { settingsObj, settingsPatchBody } from '../domain/settings/schema.js';
 import { updateUserBody } from '../domain/auth/input.js';
-import { apiTokenObj, setEnabledBody, tokenNameBody } from '../domain/tokens/service.js';
+import { setEnabledBody, tokenNameBody } from '../domain/tokens/input.js';
+import { apiTokenObj } from '../domain/tokens/output.js';
 import { idParam } from '../domain/shared/input.js';
 
 const tags = ['settings'];

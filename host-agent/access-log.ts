@@ -1,7 +1,7 @@
 // The core's access log: tailed between traffic ticks and parsed into (email, source IP) observations for the
 // client-IP records, plus the IP-limit log that a firewall tool such as fail2ban watches.
 import { appendFile, open, stat } from 'node:fs/promises';
-import type { AccessLogSource, IpLimitLog } from '../domain/ports/traffic-store.js';
+import type { AccessLogSource, IpLimitLog } from '../domain/ports/traffic-repo.js';
 import type { AccessObservation } from '../domain/traffic/ip-limit.js';
 
 /** File names in the data directory. */

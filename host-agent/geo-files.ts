@@ -3,7 +3,7 @@
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { GeoFileStore } from '../domain/ports/geo-store.js';
+import type { GeoFileStore } from '../domain/ports/geo-repo.js';
 
 function safeName(fileName: string): string {
   if (!fileName || basename(fileName) !== fileName || fileName.startsWith('.') || !/^[A-Za-z0-9_.-]+$/.test(fileName)) {

@@ -15,6 +15,8 @@ import { createServices, type Services } from '../../domain/services.js';
 import { EventBus } from '../../domain/shared/events.js';
 import { systemClock } from '../../domain/shared/clock.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { tokenName } from '../../domain/tokens/input.js';
+import { describeZodError } from '../../domain/shared/zod-error.js';
 import { SETTING_KEYS } from '../../domain/settings/schema.js';
 import { fileProbe } from '../../host-agent/files.js';
 import { UnavailableCore } from '../../host-agent/core/unavailable-core.js';
@@ -169,7 +171,9 @@ export async function runCli(
     }
     case 'token': {
       if (args[0] !== 'create' || args.length !== 2) throw new UsageError('token create NAME');
-      const row = await withServices(config, (s) => s.tokens.create(args[1]!));
+      const name = tokenName.safeParse(args[1]);
+      if (!name.success) throw new DomainError(describeZodError(name.error, 'name'));
+      const row = await withServices(config, (s) => s.tokens.create(name.data));
       out(row.token);
       return 0;
     }

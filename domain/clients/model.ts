@@ -63,14 +63,14 @@ export interface ClientTrafficView {
   lastOnline: number;
 }
 
-/** Full client (list, get) with its attachments and counters. */
-export interface ClientFull extends ClientRecord {
+/** A client with its attachments and counters (clients/list, clients/get). */
+export interface ClientDetail extends ClientRecord {
   inboundIds: number[];
   traffic: ClientTrafficView;
 }
 
-/** Slim row of the paged list (no secrets). */
-export interface ClientSlim {
+/** A row of the paged client list (no secrets). */
+export interface ClientListRow {
   email: string;
   subId: string;
   enable: boolean;
@@ -127,7 +127,7 @@ export interface ClientsSummary {
 }
 
 export interface ClientPage {
-  items: ClientSlim[];
+  items: ClientListRow[];
   total: number;
   filtered: number;
   page: number;

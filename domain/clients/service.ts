@@ -8,7 +8,15 @@ import { DomainError } from '../shared/errors.js';
 import type { InboundRecord } from '../inbounds/model.js';
 import { MULTI_CLIENT_PROTOCOLS } from '../inbounds/model.js';
 import type { SettingsService } from '../settings/service.js';
-import type { BucketParams, BulkSkip, ClientFull, ClientPage, ClientRecord, ClientWrite, PageQuery } from './model.js';
+import type {
+  BucketParams,
+  BulkSkip,
+  ClientDetail,
+  ClientPage,
+  ClientRecord,
+  ClientWrite,
+  PageQuery,
+} from './model.js';
 import {
   applyProtocolRules,
   groupNameProblem,
@@ -17,16 +25,16 @@ import {
   randomSubId,
 } from './rules.js';
 import { BULK_MAX, type BulkCreateItem, type ClientInput } from './input.js';
-import type { NewClient } from '../ports/clients-store.js';
+import type { NewClient } from '../ports/clients-repo.js';
 import { CatalogCache } from './catalog-cache.js';
 
 const DAY_MS = 86_400_000;
 const GB = 1024 ** 3;
 
 /** The API form of a full client: the record plus attachments and counters. */
-export type ClientView = Omit<ClientFull, 'method'> & { method?: string };
+export type ClientView = Omit<ClientDetail, 'method'> & { method?: string };
 
-export const clientView = (c: ClientFull): ClientView => {
+export const clientView = (c: ClientDetail): ClientView => {
   const { method, ...rest } = c;
   return method ? { ...rest, method } : rest;
 };
@@ -137,11 +145,11 @@ export class ClientsService {
   // ---- reads ---------------------------------------------------------------------------------------------------
 
   async list(): Promise<ClientView[]> {
-    return (await this.store.clients.listFull()).map(clientView);
+    return (await this.store.clients.listDetails()).map(clientView);
   }
 
   async get(email: string): Promise<{ client: ClientView; inboundIds: number[] }> {
-    const full = await this.store.clients.full(email);
+    const full = await this.store.clients.detail(email);
     if (!full) throw new DomainError(`client ${email} not found`, 'not_found');
     return { client: clientView(full), inboundIds: full.inboundIds };
   }
@@ -155,7 +163,7 @@ export class ClientsService {
   async page(q: PageQuery): Promise<ClientPage> {
     const p = await this.bucketParams();
     const { ids, filtered, summary, groups } = await this.catalog.page(q, p);
-    const items = await this.store.clients.slim(ids);
+    const items = await this.store.clients.listRows(ids);
     return { items, total: summary.total, filtered, page: q.page, pageSize: q.pageSize, summary, groups };
   }
 

@@ -2,7 +2,7 @@
 // cannot be fetched), delete (with the cached file), re-download one or all (errors per source). Downloads go
 // through the guarded HTTP port; a successful change restarts a running core so it loads the new file.
 import type { Store } from '../ports/store.js';
-import type { GeoFileStore } from '../ports/geo-store.js';
+import type { GeoFileStore } from '../ports/geo-repo.js';
 import { HttpFetchError, type HttpClient } from '../ports/http.js';
 import type { Clock } from '../shared/clock.js';
 import { nowSeconds } from '../shared/clock.js';

@@ -1,8 +1,10 @@
 // Input schemas for the inbound API. JSON or form bodies: numbers may be numeric strings, booleans "true"/"false",
 // settings/streamSettings/sniffing objects or JSON-encoded strings (decoded by the service, which names the field).
 import { z } from 'zod';
-import { boolish, intish } from '../clients/input.js';
-import { PROTOCOLS } from './model.js';
+import { boolish, clientInput, intish, type ClientInput } from '../clients/input.js';
+import { identifierProblem } from '../clients/rules.js';
+import { MULTI_CLIENT_PROTOCOLS, PROTOCOLS } from './model.js';
+import { parseJsonObject } from './rules.js';
 
 const noControl = (max: number) =>
   z
@@ -54,11 +56,76 @@ export const fallbacksBody = z.object({
     .array(fallbackInput, { error: 'must be an array of fallback rules' })
     .max(FALLBACKS_MAX, `at most ${FALLBACKS_MAX} rules`),
 });
+export type FallbacksBody = z.infer<typeof fallbacksBody>;
 
 /** Path parameter `:id` of an inbound (and of nodes, custom geo sources, tokens: domain/shared/input.ts). */
 export { idParam } from '../shared/input.js';
 
 export const setEnableBody = z.object({ enable: boolish });
 
-/** POST /inbounds/import: `data` is the JSON text of an exported inbound. */
-export const importBody = z.object({ data: z.string({ error: 'must be a JSON-encoded inbound (string)' }) });
+export const IMPORT_CLIENTS_MAX = 100_000;
+
+/** A client of an imported inbound: the client fields plus the export's creation time when it has one. */
+export type ImportedClient = ClientInput & { createdAt?: number };
+/** An exported inbound, parsed: the inbound's fields and its `settings.clients`. */
+export interface InboundImport {
+  inbound: InboundInput;
+  clients: ImportedClient[];
+}
+
+/**
+ * POST /inbounds/import: `data` is the JSON text of an exported inbound. Parsed here in full (the inbound, then
+ * each of its clients: fields, identifiers, no duplicate email), so the service only builds and stores.
+ */
+export const importBody = z.object({
+  data: z.string({ error: 'must be a JSON-encoded inbound (string)' }).transform((text, ctx): InboundImport => {
+    // `problem` is "field.path: message" (the rules' form); the issue's path makes describeZodError say the same.
+    const refuse = (problem: string) => {
+      const at = problem.indexOf(': ');
+      const path = at > 0 ? problem.slice(0, at).split('.') : [];
+      ctx.addIssue({ code: 'custom', path, message: at > 0 ? problem.slice(at + 2) : problem });
+      return z.NEVER;
+    };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return refuse('malformed JSON');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      return refuse('must be a JSON-encoded inbound object');
+    const inbound = inboundInput.safeParse(parsed);
+    if (!inbound.success) {
+      const issue = inbound.error.issues[0]!;
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    const settings = parseJsonObject('settings', (parsed as Record<string, unknown>).settings);
+    if (typeof settings === 'string') return refuse(settings);
+    const list = settings.clients === undefined ? [] : settings.clients;
+    if (!Array.isArray(list)) return refuse('settings.clients: must be an array');
+    if (list.length > IMPORT_CLIENTS_MAX) return refuse(`settings.clients: at most ${IMPORT_CLIENTS_MAX} clients`);
+    if (list.length > 0 && !MULTI_CLIENT_PROTOCOLS.includes(inbound.data.protocol))
+      return refuse(`settings.clients: protocol ${inbound.data.protocol} does not take clients`);
+    const seen = new Set<string>();
+    const clients: ImportedClient[] = [];
+    for (const [i, entry] of list.entries()) {
+      const at = `settings.clients[${i}]`;
+      const r = clientInput.safeParse(entry);
+      if (!r.success) {
+        const issue = r.error.issues[0]!;
+        return refuse(`${[at, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+      }
+      const c = r.data;
+      const problem =
+        identifierProblem(`${at}.email`, c.email, true) ?? identifierProblem(`${at}.subId`, c.subId ?? '', false);
+      if (problem) return refuse(problem);
+      if (seen.has(c.email)) return refuse(`${at}.email: duplicate email ${c.email}`);
+      seen.add(c.email);
+      const extra = entry as Record<string, unknown>;
+      const created = Number(extra.created_at ?? extra.createdAt);
+      clients.push(Number.isSafeInteger(created) && created > 0 ? { ...c, createdAt: created } : c);
+    }
+    return { inbound: inbound.data, clients };
+  }),
+});

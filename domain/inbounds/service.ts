@@ -2,20 +2,12 @@
 // tags, delete, enable, traffic resets, import, fallbacks. Every mutation emits one `inbounds.changed` event.
 import type { Store } from '../ports/store.js';
 import type { PortProbe } from '../ports/port-probe.js';
-import type { AttachedClientRow } from '../ports/inbounds-store.js';
+import type { AttachedClientRow } from '../ports/inbounds-repo.js';
 import type { Clock } from '../shared/clock.js';
 import type { EventChannel } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import type { ClientWrite } from '../clients/model.js';
-import { clientInput } from '../clients/input.js';
-import {
-  applyProtocolRules,
-  flowFor,
-  identifierProblem,
-  randomSubId,
-  ss2022KeyBytes,
-  validSs2022Key,
-} from '../clients/rules.js';
+import { applyProtocolRules, flowFor, randomSubId, ss2022KeyBytes, validSs2022Key } from '../clients/rules.js';
 import { randomAlnum } from '../shared/random.js';
 import {
   MULTI_CLIENT_PROTOCOLS,
@@ -47,12 +39,8 @@ import {
   transportsOf,
   type Transports,
 } from './rules.js';
-import { describeZodError } from '../shared/zod-error.js';
-import { fallbacksBody, inboundInput, type InboundInput } from './input.js';
+import type { FallbacksBody, InboundImport, InboundInput } from './input.js';
 import { ClientsTextCache } from './clients-text-cache.js';
-import type { z } from 'zod';
-
-const IMPORT_CLIENTS_MAX = 100_000;
 
 function projectClient(row: AttachedClientRow, ib: InboundRecord): ProjectedClient {
   const c = row.client;
@@ -330,12 +318,6 @@ export class InboundsService {
     throw new DomainError(`could not pick a unique tag for port ${w.port}`);
   }
 
-  static parse(raw: unknown): InboundInput {
-    const r = inboundInput.safeParse(raw);
-    if (!r.success) throw new DomainError(describeZodError(r.error));
-    return r.data;
-  }
-
   async add(raw: InboundInput): Promise<InboundView> {
     const w = await this.build(raw);
     await this.checkPort(w);
@@ -424,49 +406,17 @@ export class InboundsService {
   }
 
   /**
-   * Imports an exported inbound (JSON text) including `settings.clients`: one transaction creates the new clients and
-   * attaches existing emails (not duplicated). The port rules of `add` apply.
+   * Imports an exported inbound (parsed by importBody) with its clients: one transaction creates the new clients
+   * and attaches existing emails (not duplicated). The port rules of `add` apply.
    */
-  async import(data: string): Promise<InboundView> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      throw new DomainError('data: malformed JSON');
-    }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw new DomainError('data: must be a JSON-encoded inbound object');
-    const obj = parsed as Record<string, unknown>;
-    const input = InboundsService.parse(obj);
-    const settings = parseJsonObject('settings', obj.settings);
-    if (typeof settings === 'string') throw new DomainError(`data.${settings}`);
-    const rawClients = settings.clients === undefined ? [] : settings.clients;
-    if (!Array.isArray(rawClients)) throw new DomainError('data.settings.clients: must be an array');
-    if (rawClients.length > IMPORT_CLIENTS_MAX)
-      throw new DomainError(`data.settings.clients: at most ${IMPORT_CLIENTS_MAX} clients`);
-    if (rawClients.length > 0 && !MULTI_CLIENT_PROTOCOLS.includes(input.protocol)) {
-      throw new DomainError(`data.settings.clients: protocol ${input.protocol} does not take clients`);
-    }
+  async import({ inbound: input, clients: imported }: InboundImport): Promise<InboundView> {
     const w = await this.build(input);
     await this.checkPort(w);
     w.tag = await this.chooseTag(w);
     const now = this.clock.now();
-    const seen = new Set<string>();
     const clients: ClientWrite[] = [];
     const target = { protocol: w.protocol, settings: w.settings, streamSettings: w.streamSettings };
-    for (const [i, raw] of rawClients.entries()) {
-      const entry = raw && typeof raw === 'object' ? { ...(raw as Record<string, unknown>) } : raw;
-      const r = clientInput.safeParse(entry);
-      if (!r.success) throw new DomainError(describeZodError(r.error, `data.settings.clients[${i}]`));
-      const c = r.data;
-      const problem =
-        identifierProblem(`data.settings.clients[${i}].email`, c.email, true) ??
-        identifierProblem(`data.settings.clients[${i}].subId`, c.subId ?? '', false);
-      if (problem) throw new DomainError(problem);
-      if (seen.has(c.email)) throw new DomainError(`data.settings.clients[${i}].email: duplicate email ${c.email}`);
-      seen.add(c.email);
-      const extra = entry as Record<string, unknown>;
-      const created = Number(extra.created_at ?? extra.createdAt ?? now);
+    for (const c of imported) {
       clients.push(
         applyProtocolRules(
           {
@@ -487,7 +437,7 @@ export class InboundsService {
             group: (c.group ?? '').trim(),
             reverse: c.reverse && c.reverse.tag ? { tag: c.reverse.tag } : null,
             reset: c.reset ?? 0,
-            createdAt: Number.isSafeInteger(created) && created > 0 ? created : now,
+            createdAt: c.createdAt ?? now,
             updatedAt: now,
           },
           [target],
@@ -526,7 +476,7 @@ export class InboundsService {
   }
 
   /** Replaces the whole list atomically; the master must be VLESS/Trojan over TCP with TLS; children must exist. */
-  async setFallbacks(id: number, body: z.infer<typeof fallbacksBody>): Promise<FallbackRule[]> {
+  async setFallbacks(id: number, body: FallbacksBody): Promise<FallbackRule[]> {
     const master = await this.mustGet(id);
     const rules = body.fallbacks;
     if (rules.length > 0 && !fallbackMasterCapable(master.protocol, master.streamSettings)) {

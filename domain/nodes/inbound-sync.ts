@@ -4,7 +4,7 @@
 // deleted there once it is deleted or moved here. Placements are stored (node_inbounds), so a deletion is known
 // after a restart too; remote inbounds this panel never placed are left alone.
 import type { Store } from '../ports/store.js';
-import type { Placement } from '../ports/node-sync-store.js';
+import type { Placement } from '../ports/node-sync-repo.js';
 import type { InboundRecord } from '../inbounds/model.js';
 import type { RemoteClient, RemoteInbound, RemotePanel } from './remote.js';
 

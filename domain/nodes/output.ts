@@ -1,5 +1,6 @@
 // What the node API answers in the envelope's `obj` (zod, for the OpenAPI document and the typed client).
 import { z } from 'zod';
+import { bucketParam, nodeMetricParam } from '../status/input.js';
 import { NODE_SCHEMES, NODE_STATUSES } from './model.js';
 import { idParam } from '../shared/input.js';
 
@@ -51,6 +52,6 @@ export const historyObj = z.array(z.object({ t: z.number(), v: z.number() }));
 
 export const nodeHistoryParams = z.object({
   id: idParam.shape.id,
-  metric: z.string().max(64),
-  bucket: z.string().max(16),
+  metric: nodeMetricParam,
+  bucket: bucketParam,
 });

@@ -8,10 +8,9 @@ import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import { ONLINE_WINDOW_SECONDS } from '../clients/rules.js';
 import { aggregate, Ring } from '../status/rings.js';
-import { HISTORY_WINDOW_S, parseBucket, type HistorySample } from '../status/model.js';
+import { HISTORY_WINDOW_S, type HistorySample } from '../status/model.js';
 import {
   emptyRollup,
-  NODE_METRICS,
   toView,
   unknownHealth,
   type NodeHealth,
@@ -78,17 +77,12 @@ export class NodesService {
   }
 
   /** Samples of `metric` (cpu or mem, percent) for one node, in buckets of `bucket` seconds over about 6 hours. */
-  async history(id: number, metricRaw: string, bucketRaw: string): Promise<HistorySample[]> {
-    if (!(NODE_METRICS as readonly string[]).includes(metricRaw)) {
-      throw new DomainError(`metric: must be one of ${NODE_METRICS.join(', ')}, got "${metricRaw.slice(0, 40)}"`);
-    }
-    const bucket = parseBucket(bucketRaw);
+  async history(id: number, metric: NodeMetric, bucket: number): Promise<HistorySample[]> {
     await this.mustGet(id);
     // Samples are stored (node_samples), so the history survives a restart like the host's own.
     const now = nowSeconds(this.clock);
     const rows = await this.store.nodeSync.samples(id, now - HISTORY_WINDOW_S);
     const ring = new Ring(Math.max(rows.length, 1));
-    const metric = metricRaw as NodeMetric;
     for (const r of rows) ring.push(r.t, metric === 'cpu' ? r.cpu : r.mem);
     return aggregate(ring, bucket, now);
   }

@@ -2,7 +2,7 @@
 // file updates, panel and core logs, database download / import / Telegram backup, and the honest panel
 // update answer. Outbound requests go through the guarded HTTP port; files through the ServerHost port.
 import type { Store } from '../ports/store.js';
-import type { RestoreOptions, RestoreResult } from '../ports/backup-store.js';
+import type { RestoreOptions, RestoreResult } from '../ports/backup-repo.js';
 import { hashPassword } from '../auth/password.js';
 import { convertXui } from './xui-import.js';
 import type { Clock } from '../shared/clock.js';

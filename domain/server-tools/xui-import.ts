@@ -7,7 +7,7 @@
 // up, down, enable, expiry_time, total, reset, last_online) and outbound_traffics. v3.x adds clients (one row per
 // email), client_inbounds, client_groups, inbound_fallbacks, api_tokens (SHA-256 of the token), nodes and
 // custom_geo_resources. The all-time counters (all_time) were dropped by this panel and are ignored.
-import type { ConversionResult, ConvertedPanel, ForeignDatabase } from '../ports/backup-store.js';
+import type { ConversionResult, ConvertedPanel, ForeignDatabase } from '../ports/backup-repo.js';
 import { PROTOCOLS } from '../inbounds/model.js';
 import { parseSetting, SETTING_KEYS, type SettingKey } from '../settings/schema.js';
 import { parseTemplate } from '../core/template.js';

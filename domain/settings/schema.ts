@@ -185,10 +185,18 @@ export function parseSetting<K extends SettingKey>(
 /** The effective settings as the API returns them. */
 export const settingsObj = z.object(settingShapes).meta({ id: 'Settings' });
 
+type PatchShape = { [K in SettingKey]: z.ZodOptional<z.ZodType<Settings[K], unknown>> };
+
 /**
- * POST /panel/setting/update: some settings keys (form values as strings are coerced). Each value is checked by
- * the settings service, which also checks the keys together (the CLI's `set` goes the same way).
+ * POST /panel/setting/update: any subset of the settings keys, each coerced (form values arrive as strings) and
+ * checked by its shape here; unknown keys are dropped (the reference panel's UI sends extra keys). The settings
+ * service then checks the keys together; the CLI's `set` parses its one key with `parseSetting`.
  */
 export const settingsPatchBody = z
-  .record(z.string(), z.unknown(), { error: 'must be a settings object' })
+  .object(
+    Object.fromEntries(
+      SETTING_KEYS.map((key) => [key, z.preprocess((v) => coerceSetting(key, v), settingShapes[key]).optional()]),
+    ) as unknown as PatchShape,
+    { error: 'must be a settings object' },
+  )
   .meta({ description: 'Any subset of the settings keys (see the Settings schema)' });

@@ -61,24 +61,22 @@ export class SettingsService {
   }
 
   /**
-   * Validates every known key in `input` and writes them in one transaction. Nothing is written when any value
-   * is invalid; the message names the key. Unknown keys are ignored (clients of the reference panel send extra
-   * UI keys). A key overridden by the environment is written only when its value differs from the override
-   * (so saving the whole blob back does not copy environment values into the database).
+   * Writes the keys of `input` (each already parsed by `settingsPatchBody` or `parseSetting`) in one transaction,
+   * after checking them together. A key overridden by the environment is written only when its value differs from
+   * the override (so saving the whole blob back does not copy environment values into the database).
    */
   async update(
-    input: Record<string, unknown>,
+    input: Partial<Settings>,
     opts: { storeOverridden?: boolean } = {},
   ): Promise<{ settings: Settings; changed: SettingKey[] }> {
     const current = await this.stored();
     const changes: Partial<Record<SettingKey, unknown>> = {};
     for (const key of SETTING_KEYS) {
-      if (!(key in input)) continue;
-      const parsed = parseSetting(key, input[key]);
-      if (!parsed.ok) throw new DomainError(parsed.msg);
-      if (!opts.storeOverridden && key in this.overrides && this.overrides[key] === parsed.value) continue;
-      if (current[key] === parsed.value) continue;
-      changes[key] = parsed.value;
+      if (input[key] === undefined) continue;
+      const value = input[key];
+      if (!opts.storeOverridden && key in this.overrides && this.overrides[key] === value) continue;
+      if (current[key] === value) continue;
+      changes[key] = value;
     }
     const next = { ...current, ...changes } as Settings;
     await this.checkConsistency(next, changes);
@@ -94,7 +92,9 @@ export class SettingsService {
   /** One key, validated exactly as `update` validates it (the CLI's `set`); always stored, even when overridden. */
   async set(key: string, value: unknown): Promise<{ settings: Settings; changed: SettingKey[] }> {
     if (!isKey(key)) throw new DomainError(`${key}: unknown setting key`);
-    return this.update({ [key]: value }, { storeOverridden: true });
+    const parsed = parseSetting(key, value);
+    if (!parsed.ok) throw new DomainError(parsed.msg);
+    return this.update({ [key]: parsed.value }, { storeOverridden: true });
   }
 
   /** Internal values (session secret…) that are not settings the operator edits; stored under `_key`. */

@@ -1,6 +1,5 @@
 // The server status snapshot, the history metric names and bucket sizes (spec: Server status snapshot, History
-// sample, Limits). Pure shapes and parsing; no I/O.
-import { DomainError } from '../shared/errors.js';
+// sample, Limits). Pure shapes; the route parameters are parsed in input.ts.
 
 export interface Usage {
   /** Bytes in use. */
@@ -39,29 +38,6 @@ export const CORE_METRICS = ['coreAlloc', 'coreSys', 'coreHeapObjects', 'coreNum
 
 export type HistoryMetric = (typeof HISTORY_METRICS)[number];
 export type CoreMetric = (typeof CORE_METRICS)[number];
-
-/** A bucket path parameter: one of the allowed sizes in seconds, else a DomainError naming the allowed list. */
-export function parseBucket(raw: string): number {
-  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
-  if (!(HISTORY_BUCKETS as readonly number[]).includes(n)) {
-    throw new DomainError(`bucket: must be one of ${HISTORY_BUCKETS.join(', ')} (seconds), got "${raw}"`);
-  }
-  return n;
-}
-
-export function parseHistoryMetric(raw: string): HistoryMetric {
-  if (!(HISTORY_METRICS as readonly string[]).includes(raw)) {
-    throw new DomainError(`metric: must be one of ${HISTORY_METRICS.join(', ')}, got "${raw}"`);
-  }
-  return raw as HistoryMetric;
-}
-
-export function parseCoreMetric(raw: string): CoreMetric {
-  if (!(CORE_METRICS as readonly string[]).includes(raw)) {
-    throw new DomainError(`metric: must be one of ${CORE_METRICS.join(', ')}, got "${raw}"`);
-  }
-  return raw as CoreMetric;
-}
 
 export const vPrefixed = (version: string): string => (/^v/i.test(version) ? version : `v${version}`);
 

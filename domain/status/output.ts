@@ -37,9 +37,3 @@ export const observatoryObj = z.array(
     updatedAt: z.number(),
   }),
 );
-
-/** Path parameters of the history routes (the service answers an unknown metric or bucket by name). */
-export const historyParams = z.object({ metric: z.string().max(64), bucket: z.string().max(16) });
-export const cpuHistoryParams = z.object({ bucket: z.string().max(16) });
-export const coreMetricParams = historyParams;
-export const observatoryHistoryParams = z.object({ tag: z.string().max(256), bucket: z.string().max(16) });

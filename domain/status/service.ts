@@ -9,11 +9,10 @@ import { DomainError } from '../shared/errors.js';
 import {
   CORE_METRICS,
   emptySnapshot,
-  parseBucket,
-  parseCoreMetric,
-  parseHistoryMetric,
   SAMPLE_INTERVAL_MS,
   vPrefixed,
+  type CoreMetric,
+  type HistoryMetric,
   type HistorySample,
   type StatusSnapshot,
 } from './model.js';
@@ -228,30 +227,27 @@ export class StatusService {
     return { ...this.snap, core: { state: core.state, version: core.version } };
   }
 
-  history(metric: string, bucket: string): HistorySample[] {
-    const m = parseHistoryMetric(metric);
-    return this.hostRings.aggregate(m, parseBucket(bucket), this.nowS());
+  history(metric: HistoryMetric, bucket: number): HistorySample[] {
+    return this.hostRings.aggregate(metric, bucket, this.nowS());
   }
 
   coreMetricsState(): CoreMetricsState {
     return { ...this.coreState, values: this.coreState.values ? { ...this.coreState.values } : null };
   }
 
-  coreMetricsHistory(metric: string, bucket: string): HistorySample[] {
-    const m = parseCoreMetric(metric);
-    return this.coreRings.aggregate(m, parseBucket(bucket), this.nowS());
+  coreMetricsHistory(metric: CoreMetric, bucket: number): HistorySample[] {
+    return this.coreRings.aggregate(metric, bucket, this.nowS());
   }
 
   observatory(): ObservatoryEntry[] {
     return this.obs.map((e) => ({ ...e }));
   }
 
-  observatoryHistory(tag: string, bucket: string): HistorySample[] {
-    const b = parseBucket(bucket);
+  observatoryHistory(tag: string, bucket: number): HistorySample[] {
     if (!this.obsRings.has(tag)) {
       throw new DomainError(`tag: no observatory results for outbound "${tag}"`);
     }
-    return this.obsRings.aggregate(tag, b, this.nowS());
+    return this.obsRings.aggregate(tag, bucket, this.nowS());
   }
 
   /** Starts the background sampler: a tick now, then every 2 seconds (never overlapping). */

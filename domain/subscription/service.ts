@@ -1,7 +1,7 @@
 // Subscription use cases: links by email and by subscription id (panel API), and the subscription server's
 // formats (base64 feed, JSON configs, Clash YAML, HTML page) with their headers.
 import type { Store } from '../ports/store.js';
-import type { SubscriptionData } from '../ports/subscription-store.js';
+import type { SubscriptionData } from '../ports/subscription-repo.js';
 import type { Clock } from '../shared/clock.js';
 import type { Settings } from '../settings/schema.js';
 import { base64 } from '../shared/random.js';

@@ -1,6 +1,6 @@
 // What a subscription's clients add up to: counters, quota, expiry, state. Feeds the Subscription-Userinfo
 // header and the HTML page.
-import type { SubscriptionClient } from '../ports/subscription-store.js';
+import type { SubscriptionClient } from '../ports/subscription-repo.js';
 
 export interface SubscriptionSummary {
   emails: string[];

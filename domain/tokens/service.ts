@@ -1,28 +1,13 @@
 // API tokens: server-generated (48 random alphanumerics from Web Crypto), stored and returned in plain form.
-import { z } from 'zod';
 import type { Store } from '../ports/store.js';
-import type { ApiTokenRow } from '../ports/auth-store.js';
+import type { ApiTokenRow } from '../ports/auth-repo.js';
 import type { Clock } from '../shared/clock.js';
 import { nowSeconds } from '../shared/clock.js';
 import type { EventSink } from '../shared/events.js';
 import { DomainError } from '../shared/errors.js';
 import { randomAlnum } from '../shared/random.js';
-import { describeZodError } from '../shared/zod-error.js';
-import { boolish } from '../clients/input.js';
 
 export const TOKEN_LENGTH = 48;
-export const tokenName = z.string().trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters');
-export const tokenNameBody = z.object({ name: tokenName });
-export const setEnabledBody = z.object({ enabled: boolish });
-
-export const apiTokenObj = z.object({
-  id: z.number(),
-  name: z.string(),
-  token: z.string(),
-  enabled: z.boolean(),
-  createdAt: z.number().meta({ description: 'Unix seconds' }),
-});
-
 export class TokensService {
   constructor(
     private store: Store,
@@ -34,17 +19,15 @@ export class TokensService {
     return this.store.tokens.list();
   }
 
+  /** `name` is parsed by `tokenName` (domain/tokens/input.ts) at the route or in the CLI. */
   async create(name: string): Promise<ApiTokenRow> {
-    // The API route parsed it already; the CLI passes its argument as typed.
-    const parsed = tokenName.safeParse(name);
-    if (!parsed.success) throw new DomainError(describeZodError(parsed.error, 'name'));
     const row = await this.store.tokens.create({
-      name: parsed.data,
+      name,
       token: randomAlnum(TOKEN_LENGTH),
       enabled: true,
       createdAt: nowSeconds(this.clock),
     });
-    if (!row) throw new DomainError(`a token with the name "${parsed.data}" already exists`);
+    if (!row) throw new DomainError(`a token with the name "${name}" already exists`);
     this.events.emit('tokens.changed', { action: 'create' });
     return row;
   }

@@ -4,7 +4,7 @@
 // enforcement pass and announces what changed. `flush()` stores the last deltas before a graceful stop.
 import type { Store } from '../ports/store.js';
 import type { CoreControl, CoreStat } from '../ports/core.js';
-import type { AccessLogSource, EnforcementResult, IpLimitLog, OutboundTrafficRow } from '../ports/traffic-store.js';
+import type { AccessLogSource, EnforcementResult, IpLimitLog, OutboundTrafficRow } from '../ports/traffic-repo.js';
 import type { Clock } from '../shared/clock.js';
 import type { EventChannel } from '../shared/events.js';
 import type { Settings } from '../settings/schema.js';

@@ -1,6 +1,6 @@
 // Users, settings and API tokens.
 import { asc, eq } from 'drizzle-orm';
-import type { ApiTokenRow, SettingsRepo, TokensRepo, UserRow, UsersRepo } from '../../domain/ports/auth-store.js';
+import type { ApiTokenRow, SettingsRepo, TokensRepo, UserRow, UsersRepo } from '../../domain/ports/auth-repo.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
 

@@ -30,7 +30,7 @@ import type {
   ForeignDatabase,
   RestoreOptions,
   RestoreResult,
-} from '../../domain/ports/backup-store.js';
+} from '../../domain/ports/backup-repo.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { libsqlConnection, type Conn, type Connection } from '../conn.js';
 import { runMigrations } from '../migrate.js';

@@ -2,214 +2,37 @@
 // The paged list searches, filters and sorts the in-memory catalog (domain/clients/catalog.ts); this repository reads
 // the catalog's rows (by email, or in id batches) and the page's rows by id.
 import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import type { ClientsRepo, NewClient } from '../../domain/ports/clients-store.js';
+import type { ClientsRepo } from '../../domain/ports/clients-repo.js';
 import type {
   BucketParams,
-  ClientFull,
+  ClientDetail,
   ClientRecord,
-  ClientSlim,
+  ClientListRow,
   ClientTrafficView,
-  ClientWrite,
 } from '../../domain/clients/model.js';
 import type { CatalogRow } from '../../domain/clients/catalog.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';
 import { jsonRows, placeholders, raw } from './raw.js';
+import {
+  CLIENT_COLS,
+  KEY_CHUNK,
+  SET_ALL,
+  chunk,
+  clientColumns,
+  insertClientsTx,
+  jsonColumn,
+  rowArgs,
+  toBool,
+  toClient,
+  toNumber,
+} from './client-rows.js';
 
-export const chunk = <T>(items: T[], size: number): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-};
-
-/** Rows per multi-row INSERT of clients (20 columns → 10,000 bind parameters, under both dialects' limits). */
-const CLIENT_CHUNK = 500;
-const KEY_CHUNK = 2000;
 /**
  * Client ids per catalogBatch() read. SQLite reads run on the event loop: small batches, so a request waits at most
  * one short batch. PostgreSQL reads run in its own process, and each batch scans the counters once for its join.
  */
 const CATALOG_BATCH_IDS = { sqlite: 2_000, pg: 10_000 } as const;
-
-const n = (v: unknown): number => Number(v ?? 0);
-const b = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
-
-/**
- * A client's own 20 columns read positionally from `r` at `at`, in the order the raw client statements select
- * them: id, email, sub_id, uuid, password, auth, flow, security, method, total_bytes, expiry_time, enable, limit_ip,
- * tg_id, comment, group_name, reverse, reset_days, created_at, updated_at.
- */
-export function clientColumns(r: unknown[], at: number) {
-  const v = (i: number) => r[at + i];
-  return {
-    id: n(v(0)),
-    email: v(1) as string,
-    subId: v(2) as string,
-    uuid: v(3) as string,
-    password: v(4) as string,
-    auth: v(5) as string,
-    flow: v(6) as string,
-    security: v(7) as string,
-    method: v(8) as string,
-    totalGB: n(v(9)),
-    expiryTime: n(v(10)),
-    enable: b(v(11)),
-    limitIp: n(v(12)),
-    tgId: n(v(13)),
-    comment: v(14) as string,
-    group: v(15) as string,
-    reverse: parseReverse(v(16) as string | null),
-    reset: n(v(17)),
-    createdAt: n(v(18)),
-    updatedAt: n(v(19)),
-  };
-}
-
-type ClientRow = {
-  id: number;
-  email: string;
-  subId: string;
-  uuid: string;
-  password: string;
-  auth: string;
-  flow: string;
-  security: string;
-  method: string;
-  totalGB: number;
-  expiryTime: number;
-  enable: boolean;
-  limitIp: number;
-  tgId: number;
-  comment: string;
-  group: string;
-  reverse: string | null;
-  reset: number;
-  createdAt: number;
-  updatedAt: number;
-};
-
-export function parseReverse(text: string | null): { tag: string } | null {
-  if (!text) return null;
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v.tag === 'string' && v.tag !== '' ? { tag: v.tag } : null;
-  } catch {
-    return null;
-  }
-}
-
-export const toClient = (r: ClientRow): ClientRecord => ({ ...r, reverse: parseReverse(r.reverse) });
-
-export const toRow = (w: ClientWrite) => ({
-  ...w,
-  reverse: w.reverse && w.reverse.tag ? JSON.stringify({ tag: w.reverse.tag }) : null,
-});
-
-/**
- * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
- * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
- */
-const CLIENT_COLS = [
-  'email',
-  'sub_id',
-  'uuid',
-  'password',
-  'auth',
-  'flow',
-  'security',
-  'method',
-  'total_bytes',
-  'expiry_time',
-  'enable',
-  'limit_ip',
-  'tg_id',
-  'comment',
-  'group_name',
-  'reverse',
-  'reset_days',
-  'created_at',
-  'updated_at',
-];
-
-/** A client's values in CLIENT_COLS order, for the raw statements. */
-const rowArgs = (w: ClientWrite): unknown[] => {
-  const r = toRow(w);
-  return [
-    r.email,
-    r.subId,
-    r.uuid,
-    r.password,
-    r.auth,
-    r.flow,
-    r.security,
-    r.method,
-    r.totalGB,
-    r.expiryTime,
-    r.enable,
-    r.limitIp,
-    r.tgId,
-    r.comment,
-    r.group,
-    r.reverse,
-    r.reset,
-    r.createdAt,
-    r.updatedAt,
-  ];
-};
-
-/** `col = ?, …` over CLIENT_COLS. */
-const SET_ALL = CLIENT_COLS.map((col) => `${col} = ?`).join(', ');
-
-/**
- * Inserts clients with attachments and counter rows inside the caller's transaction. Emails already taken are
- * skipped (ON CONFLICT DO NOTHING), so a concurrent insert of the same email can never produce two rows.
- * Raw multi-row statements: this is the 10,000-client bulkCreate path.
- */
-export async function insertClientsTx(
-  tx: Conn,
-  items: NewClient[],
-): Promise<{ created: Map<string, number>; taken: string[] }> {
-  const created = new Map<string, number>();
-  for (const part of chunk(items, CLIENT_CHUNK)) {
-    const args: unknown[] = [];
-    for (const { row: w } of part) args.push(...rowArgs(w));
-    const rows = await raw<{ id: unknown; email: string }>(
-      tx,
-      `INSERT INTO clients (${CLIENT_COLS.join(', ')}) VALUES ${placeholders(part.length, CLIENT_COLS.length)}
-       ON CONFLICT (email) DO NOTHING RETURNING id, email`,
-      args,
-    );
-    for (const r of rows) created.set(r.email, Number(r.id));
-  }
-  const taken = items.filter((i) => !created.has(i.row.email)).map((i) => i.row.email);
-  const links: number[] = [];
-  for (const i of items) {
-    const id = created.get(i.row.email);
-    if (id === undefined) continue;
-    for (const inboundId of new Set(i.inboundIds)) links.push(id, inboundId);
-  }
-  const LINK_ROWS = KEY_CHUNK * 2;
-  for (let k = 0; k < links.length; k += LINK_ROWS * 2) {
-    const part = links.slice(k, k + LINK_ROWS * 2);
-    await raw(
-      tx,
-      `INSERT INTO client_inbounds (client_id, inbound_id) VALUES ${placeholders(part.length / 2, 2)} ON CONFLICT DO NOTHING`,
-      part,
-    );
-  }
-  const emails = [...created.keys()];
-  for (const part of chunk(emails, KEY_CHUNK)) {
-    // Counters kept from an earlier client of the same email (keepTraffic) survive; the auto-disable flag is cleared.
-    await raw(
-      tx,
-      `INSERT INTO client_traffics (email) VALUES ${placeholders(part.length, 1)}
-      ON CONFLICT (email) DO UPDATE SET enable = TRUE`,
-      part,
-    );
-    await raw(tx, `DELETE FROM client_tombstones WHERE email IN (${part.map(() => '?').join(',')})`, part);
-  }
-  return { created, taken };
-}
 
 // ---- the status predicates in SQL (mirrors domain/clients/rules.ts) -------------------------------------------------
 
@@ -237,23 +60,13 @@ const CATALOG_COLS = [
   'COALESCE(ct.last_online, 0)',
 ];
 
-/** A column of many rows as one JSON array (see raw.ts jsonRows for why). */
-export async function jsonColumn<T = string>(c: Conn, expr: SQL, from: SQL, where: SQL, orderBy: SQL): Promise<T[]> {
-  const q =
-    c.dialect === 'sqlite'
-      ? sql`SELECT json_group_array(v) AS j FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where} ORDER BY ${orderBy})`
-      : sql`SELECT COALESCE(json_agg(${expr} ORDER BY ${orderBy}), '[]'::json)::text AS j FROM ${from} WHERE ${where}`;
-  const [row] = await c.all<{ j: string }>(q);
-  return row?.j ? (JSON.parse(row.j) as T[]) : [];
-}
-
 /** [client_id, inbound_id] pairs as client id → inbound ids (in the pairs' order). */
 function byClient(links: unknown[][]): Map<number, number[]> {
   const att = new Map<number, number[]>();
   for (const [cid, iid] of links) {
-    let list = att.get(n(cid));
-    if (!list) att.set(n(cid), (list = []));
-    list.push(n(iid));
+    let list = att.get(toNumber(cid));
+    if (!list) att.set(toNumber(cid), (list = []));
+    list.push(toNumber(iid));
   }
   return att;
 }
@@ -289,21 +102,21 @@ export function clientsRepo(c: Conn): ClientsRepo {
 
   const noTraffic = (): ClientTrafficView => ({ up: 0, down: 0, enable: true, lastOnline: 0 });
 
-  async function withDetails(rows: ClientRecord[]): Promise<ClientFull[]> {
+  async function withDetails(rows: ClientRecord[]): Promise<ClientDetail[]> {
     const att = await attachmentsOf(rows.map((r) => r.id));
     const tr = await trafficOf(rows.map((r) => r.email));
     return rows.map((r) => ({ ...r, inboundIds: att.get(r.id) ?? [], traffic: tr.get(r.email) ?? noTraffic() }));
   }
 
   /** Slim rows for a page of ids, in the given order. */
-  async function slimRows(ids: number[]): Promise<ClientSlim[]> {
+  async function slimRows(ids: number[]): Promise<ClientListRow[]> {
     if (ids.length === 0) return [];
     const rows = (await c.db.select().from(clients).where(inArray(clients.id, ids))).map(toClient);
     const full = await withDetails(rows);
     const byId = new Map(full.map((f) => [f.id, f]));
     return ids
       .map((id) => byId.get(id))
-      .filter((f): f is ClientFull => !!f)
+      .filter((f): f is ClientDetail => !!f)
       .map((f) => ({
         email: f.email,
         subId: f.subId,
@@ -340,18 +153,18 @@ export function clientsRepo(c: Conn): ClientsRepo {
     );
     const att = byClient(links);
     return rows.map((r) => ({
-      id: n(r[0]),
+      id: toNumber(r[0]),
       email: r[1] as string,
       subId: r[2] as string,
       comment: r[3] as string,
       group: r[4] as string,
-      enable: b(r[5]),
-      totalGB: n(r[6]),
-      expiryTime: n(r[7]),
-      used: n(r[8]),
-      trafficEnable: b(r[9]),
-      lastOnline: n(r[10]),
-      inboundIds: att.get(n(r[0])) ?? [],
+      enable: toBool(r[5]),
+      totalGB: toNumber(r[6]),
+      expiryTime: toNumber(r[7]),
+      used: toNumber(r[8]),
+      trafficEnable: toBool(r[9]),
+      lastOnline: toNumber(r[10]),
+      inboundIds: att.get(toNumber(r[0])) ?? [],
     }));
   }
 
@@ -370,12 +183,12 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return out;
     },
 
-    async full(email) {
+    async detail(email) {
       const row = await repo.byEmail(email);
       return row ? (await withDetails([row]))[0]! : null;
     },
 
-    async listFull() {
+    async listDetails() {
       const rows = await jsonRows(
         c,
         [
@@ -411,12 +224,12 @@ export function clientsRepo(c: Conn): ClientsRepo {
       const att = byClient(links);
       return rows.map((r) => ({
         ...clientColumns(r, 0),
-        inboundIds: att.get(n(r[0])) ?? [],
+        inboundIds: att.get(toNumber(r[0])) ?? [],
         traffic: {
-          up: n(r[20]),
-          down: n(r[21]),
-          enable: r[22] === null || r[22] === undefined ? true : b(r[22]),
-          lastOnline: n(r[23]),
+          up: toNumber(r[20]),
+          down: toNumber(r[21]),
+          enable: r[22] === null || r[22] === undefined ? true : toBool(r[22]),
+          lastOnline: toNumber(r[23]),
         },
       }));
     },
@@ -449,7 +262,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
           SELECT id FROM i`,
           [...rowArgs(row), ...ids],
         );
-        return created ? { ...row, id: n(created.id) } : null;
+        return created ? { ...row, id: toNumber(created.id) } : null;
       }
       const res = await c.tx((tx) => insertClientsTx(tx, [{ row, inboundIds }]));
       const id = res.created.get(row.email);
@@ -478,7 +291,12 @@ export function clientsRepo(c: Conn): ClientsRepo {
         if (!t) return { outcome: 'missing' as const };
         return {
           outcome: 'ok' as const,
-          traffic: { up: n(t.up), down: n(t.down), enable: b(t.enable), lastOnline: n(t.last_online) },
+          traffic: {
+            up: toNumber(t.up),
+            down: toNumber(t.down),
+            enable: toBool(t.enable),
+            lastOnline: toNumber(t.last_online),
+          },
         };
       }
       try {
@@ -511,7 +329,12 @@ export function clientsRepo(c: Conn): ClientsRepo {
           );
           return {
             outcome: 'ok' as const,
-            traffic: { up: n(t?.up), down: n(t?.down), enable: t ? b(t.enable) : true, lastOnline: n(t?.last_online) },
+            traffic: {
+              up: toNumber(t?.up),
+              down: toNumber(t?.down),
+              enable: t ? toBool(t.enable) : true,
+              lastOnline: toNumber(t?.last_online),
+            },
           };
         });
       } catch (err) {
@@ -591,7 +414,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
       return res.length;
     },
 
-    async slim(ids) {
+    async listRows(ids) {
       return slimRows(ids);
     },
 
@@ -607,7 +430,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
       const [m] = await c.all<{ m: unknown }>(sql`SELECT MAX(id) AS m FROM clients`);
       const toId = fromId + CATALOG_BATCH_IDS[c.dialect] - 1;
       const rows = await catalogRead('c.id >= ? AND c.id <= ?', [fromId, toId]);
-      return { rows, next: toId < n(m?.m) ? toId + 1 : null };
+      return { rows, next: toId < toNumber(m?.m) ? toId + 1 : null };
     },
 
     async deletableDepleted(p) {
@@ -625,7 +448,7 @@ export function clientsRepo(c: Conn): ClientsRepo {
             'UPDATE clients SET enable = TRUE WHERE email IN (SELECT email FROM client_traffics WHERE NOT enable)',
           );
           await tx.db.update(clientTraffics).set({ up: 0, down: 0, enable: true });
-          return { emails: [], moved: n(m?.n) > 0 };
+          return { emails: [], moved: toNumber(m?.n) > 0 };
         }
         const found: string[] = [];
         let moved = false;
@@ -767,7 +590,13 @@ export function clientsRepo(c: Conn): ClientsRepo {
         FROM client_traffics WHERE email = ${email}`)
         )[0];
       return r
-        ? { email: String(r.email), up: n(r.up), down: n(r.down), total: n(r.total), expiryTime: n(r.expiry) }
+        ? {
+            email: String(r.email),
+            up: toNumber(r.up),
+            down: toNumber(r.down),
+            total: toNumber(r.total),
+            expiryTime: toNumber(r.expiry),
+          }
         : null;
     },
 
@@ -778,5 +607,3 @@ export function clientsRepo(c: Conn): ClientsRepo {
   };
   return repo;
 }
-
-export { b as sqlBool };

@@ -1,6 +1,6 @@
 // Custom geo sources: one row per (type, alias), unique index custom_geo_type_alias_idx.
 import { asc, eq } from 'drizzle-orm';
-import type { GeoRepo } from '../../domain/ports/geo-store.js';
+import type { GeoRepo } from '../../domain/ports/geo-repo.js';
 import type { GeoRecord, GeoType } from '../../domain/geo/model.js';
 import type { Conn } from '../conn.js';
 import { isUniqueViolation } from './errors.js';

@@ -1,10 +1,10 @@
 // Client groups: stored names (client_groups) merged with the labels clients carry (clients.group_name: indexed on
 // SQLite; on PostgreSQL scanned, so that a rename is a HOT update, see the schema).
 import { asc, eq, ne, sql } from 'drizzle-orm';
-import type { GroupsRepo } from '../../domain/ports/groups-store.js';
+import type { GroupsRepo } from '../../domain/ports/groups-repo.js';
 import { compareGroupNames, type GroupSummary } from '../../domain/clients/model.js';
 import type { Conn } from '../conn.js';
-import { jsonColumn } from './clients.js';
+import { jsonColumn } from './client-rows.js';
 
 /**
  * Moves every client labelled `from` to `to`; returns their emails in id order. On PostgreSQL the update returns

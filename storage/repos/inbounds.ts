@@ -1,9 +1,9 @@
 // Inbounds, fallbacks, and the client rows projected into an inbound on read.
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
-import type { AttachedJson, AttachedJsonProjection, InboundsRepo } from '../../domain/ports/inbounds-store.js';
+import type { AttachedJson, AttachedJsonProjection, InboundsRepo } from '../../domain/ports/inbounds-repo.js';
 import type { FallbackRule, InboundRecord, InboundWrite, Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
-import { chunk, clientColumns, insertClientsTx, sqlBool } from './clients.js';
+import { chunk, clientColumns, insertClientsTx, toBool } from './client-rows.js';
 import { jsonRows, raw, withPlannerSettings } from './raw.js';
 import { isUniqueViolation } from './errors.js';
 
@@ -175,7 +175,7 @@ export function inboundsRepo(c: Conn): InboundsRepo {
         client: clientColumns(r, 1),
         up: Number(r[21] ?? 0),
         down: Number(r[22] ?? 0),
-        trafficEnable: r[23] === null || r[23] === undefined ? true : sqlBool(r[23]),
+        trafficEnable: r[23] === null || r[23] === undefined ? true : toBool(r[23]),
         lastOnline: Number(r[24] ?? 0),
       }));
     },
@@ -194,7 +194,7 @@ export function inboundsRepo(c: Conn): InboundsRepo {
         // SQLite gives the email as stored, PostgreSQL as JSON text (the value its entry shows)
         email: c.dialect === 'pg' ? (JSON.parse(r.e) as string) : r.e,
         json: r.j,
-        delayedStart: sqlBool(r.d),
+        delayedStart: toBool(r.d),
       }));
     },
     async fallbacks(masterId) {
@@ -350,7 +350,7 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
   return {
     clients: withClients ? join(halves.map((h) => h.c)) : null,
     stats: join(halves.map((h) => h.s)),
-    delayedStart: halves.some((h) => sqlBool(h.d)),
+    delayedStart: halves.some((h) => toBool(h.d)),
     lastClientId: halves.reduce((m, h) => Math.max(m, Number(h.m ?? 0)), 0),
   };
 }

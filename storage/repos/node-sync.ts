@@ -1,7 +1,7 @@
 // The node sync's storage: placements of local inbounds on nodes, counter baselines per (node, email) applied in
 // the same transaction as the central counters, and node cpu/mem samples. Written once for both dialects.
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
-import type { NodeSyncRepo } from '../../domain/ports/node-sync-store.js';
+import type { NodeSyncRepo } from '../../domain/ports/node-sync-repo.js';
 import type { CounterMove } from '../../domain/clients/catalog.js';
 import type { Conn } from '../conn.js';
 import { int, listQuery, rowsTable } from './traffic.js';

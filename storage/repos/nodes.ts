@@ -1,9 +1,9 @@
 // Remote nodes: records, cached health, and per-node roll-ups computed in SQL from inbounds.node_id.
 import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import type { NodeClientState, NodesRepo } from '../../domain/ports/nodes-store.js';
+import type { NodeClientState, NodesRepo } from '../../domain/ports/nodes-repo.js';
 import type { NodeRecord, NodeRollup, NodeStatus } from '../../domain/nodes/model.js';
 import type { Conn } from '../conn.js';
-import { chunk, toClient } from './clients.js';
+import { chunk, toClient } from './client-rows.js';
 
 const KEY_CHUNK = 2000;
 

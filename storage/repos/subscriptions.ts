@@ -7,7 +7,7 @@ import type {
   SubscriptionClient,
   SubscriptionData,
   SubscriptionRepo,
-} from '../../domain/ports/subscription-store.js';
+} from '../../domain/ports/subscription-repo.js';
 import type { Json, Protocol } from '../../domain/inbounds/model.js';
 import type { Conn } from '../conn.js';
 

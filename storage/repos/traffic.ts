@@ -1,7 +1,7 @@
 // Traffic accounting and enforcement storage: batched, set-based statements written once for both dialects.
 // A tick of 100,000 counters is a handful of statements with no bind-parameter limits to chunk around.
 import { eq, lt, sql, type SQL } from 'drizzle-orm';
-import type { EnforcementResult, OutboundTrafficRow, TrafficRepo } from '../../domain/ports/traffic-store.js';
+import type { EnforcementResult, OutboundTrafficRow, TrafficRepo } from '../../domain/ports/traffic-repo.js';
 import type { SeenIp } from '../../domain/traffic/ip-limit.js';
 import type { Conn } from '../conn.js';
 

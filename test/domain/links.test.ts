@@ -14,7 +14,7 @@ import { renderJson, clientConfig } from '../../domain/subscription/json.js';
 import { renderClash } from '../../domain/subscription/clash.js';
 import { renderPage } from '../../domain/subscription/html.js';
 import { summarise, userinfoHeader } from '../../domain/subscription/summary.js';
-import type { SubscriptionClient } from '../../domain/ports/subscription-store.js';
+import type { SubscriptionClient } from '../../domain/ports/subscription-repo.js';
 import type { ClientRecord } from '../../domain/clients/model.js';
 
 const UUID = '3b7a2f0e-9c1d-4c55-8d0e-0a1b2c3d4e5f';

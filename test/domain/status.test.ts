@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../domain/shared/clock.js';
 import { RecordingEvents } from '../../domain/shared/events.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import { aggregate, Ring, RingSet } from '../../domain/status/rings.js';
-import { HISTORY_WINDOW_S, parseBucket } from '../../domain/status/model.js';
+import { HISTORY_WINDOW_S, type HistoryMetric } from '../../domain/status/model.js';
+import { coreMetricParams, cpuHistoryParams, historyParams } from '../../domain/status/input.js';
+import { describeZodError } from '../../domain/shared/zod-error.js';
+import type { z } from 'zod';
 import { StatusService, PERSIST_EVERY_MS } from '../../domain/status/service.js';
 import { dialAddress, metricsListenFrom, parseCoreVars } from '../../domain/status/core-metrics.js';
 import { FakeCore } from '../support/fake-core.js';
@@ -105,9 +107,13 @@ describe('bucket aggregation', () => {
   });
 
   it('allows exactly the spec bucket sizes', () => {
-    for (const b of ['2', '30', '60', '120', '180', '300']) expect(parseBucket(b)).toBe(Number(b));
+    for (const b of ['2', '30', '60', '120', '180', '300'])
+      expect(cpuHistoryParams.parse({ bucket: b })).toEqual({ bucket: Number(b) });
     for (const b of ['0', '1', '5', '600', '-2', '2.5', 'abc', '', '30s']) {
-      expect(() => parseBucket(b)).toThrow(/bucket: must be one of 2, 30, 60, 120, 180, 300/);
+      const r = cpuHistoryParams.safeParse({ bucket: b });
+      expect(r.success ? 'accepted' : describeZodError(r.error)).toMatch(
+        /^bucket: must be one of 2, 30, 60, 120, 180, 300/,
+      );
     }
   });
 });
@@ -185,7 +191,7 @@ describe('status sampler', () => {
     });
     s.online.n = 7;
     await s.status.tick();
-    const at = (m: string) => s.status.history(m, '2');
+    const at = (m: HistoryMetric) => s.status.history(m, 2);
     expect(at('cpu')).toEqual([{ t: T0, v: 50 }]);
     expect(at('mem')).toEqual([{ t: T0, v: 25 }]);
     expect(at('online')).toEqual([{ t: T0, v: 7 }]);
@@ -201,7 +207,7 @@ describe('status sampler', () => {
     await s.status.tick();
     const reads = s.host.reads;
     s.status.snapshot();
-    s.status.history('cpu', '60');
+    s.status.history('cpu', 60);
     expect(s.host.reads).toBe(reads);
   });
 
@@ -223,22 +229,25 @@ describe('status sampler', () => {
     });
     const snap = await status.tick();
     expect(snap.panelVersion).toBe('v9');
-    expect(status.history('online', '2')).toEqual([{ t: T0, v: 0 }]);
+    expect(status.history('online', 2)).toEqual([{ t: T0, v: 0 }]);
   });
 
   it('refuses unknown metrics and buckets with a clear message', async () => {
     const s = setup();
-    expect(() => s.status.history('disk', '30')).toThrow(DomainError);
-    expect(() => s.status.history('disk', '30')).toThrow(
+    const refusal = (schema: z.ZodType, v: unknown) => {
+      const r = schema.safeParse(v);
+      return r.success ? 'accepted' : describeZodError(r.error);
+    };
+    expect(refusal(historyParams, { metric: 'disk', bucket: '30' })).toBe(
       'metric: must be one of cpu, mem, netUp, netDown, online, load1, load5, load15, got "disk"',
     );
-    expect(() => s.status.history('cpu', '45')).toThrow(
+    expect(refusal(historyParams, { metric: 'cpu', bucket: '45' })).toBe(
       'bucket: must be one of 2, 30, 60, 120, 180, 300 (seconds), got "45"',
     );
-    expect(() => s.status.coreMetricsHistory('cpu', '30')).toThrow(/metric: must be one of coreAlloc, coreSys/);
-    expect(() => s.status.observatoryHistory('proxy', '30')).toThrow(
-      'tag: no observatory results for outbound "proxy"',
+    expect(refusal(coreMetricParams, { metric: 'cpu', bucket: '30' })).toMatch(
+      /metric: must be one of coreAlloc, coreSys/,
     );
+    expect(() => s.status.observatoryHistory('proxy', 30)).toThrow('tag: no observatory results for outbound "proxy"');
   });
 
   it('reports the core state live, between samples', async () => {
@@ -286,12 +295,12 @@ describe('history persistence', () => {
     expect(await b.status.load()).toBe(30 * 8);
     b.host.reading.load = { load1: 4, load5: 4, load15: 4 };
     await b.status.tick();
-    const h = b.status.history('load1', '60');
+    const h = b.status.history('load1', 60);
     expect(h).toEqual([
       { t: T0, v: 1 },
       { t: Math.floor(clock.now() / 1000 / 60) * 60, v: 4 },
     ]);
-    expect(b.status.history('load1', '2')).toHaveLength(31);
+    expect(b.status.history('load1', 2)).toHaveLength(31);
     expect(file.saves).toBe(saved); // a minute has not passed since the file was loaded
   });
 
@@ -305,7 +314,7 @@ describe('history persistence', () => {
     const clock = new ManualClock((T0 + HISTORY_WINDOW_S + 2) * 1000); // T0 and T0+2 are now out of the window
     const s = setup({ file, clock });
     expect(await s.status.load()).toBe(1);
-    expect(s.status.history('cpu', '2')).toEqual([{ t: T0 + 4, v: 30 }]);
+    expect(s.status.history('cpu', 2)).toEqual([{ t: T0 + 4, v: 30 }]);
     const bad = setup({ file: Object.assign(new MemoryHistoryFile(), { data: { version: 7 } }) });
     expect(await bad.status.load()).toBe(0);
   });
@@ -375,7 +384,7 @@ describe('core metrics', () => {
       values: null,
     });
     expect(s.status.observatory()).toEqual([]);
-    expect(s.status.coreMetricsHistory('coreAlloc', '2')).toEqual([]);
+    expect(s.status.coreMetricsHistory('coreAlloc', 2)).toEqual([]);
     expect(s.probe.addresses).toEqual([]);
   });
 
@@ -399,14 +408,14 @@ describe('core metrics', () => {
       coreNumGC: 2,
       corePauseNs: 777,
     });
-    expect(s.status.coreMetricsHistory('coreNumGC', '2')).toEqual([
+    expect(s.status.coreMetricsHistory('coreNumGC', 2)).toEqual([
       { t: T0, v: 1 },
       { t: T0 + 2, v: 2 },
     ]);
-    expect(s.status.coreMetricsHistory('coreNumGC', '30')).toEqual([{ t: T0, v: 1.5 }]);
+    expect(s.status.coreMetricsHistory('coreNumGC', 30)).toEqual([{ t: T0, v: 1.5 }]);
     expect(s.status.observatory().map((e) => e.tag)).toEqual(['proxy']);
-    expect(s.status.observatoryHistory('proxy', '30')).toEqual([{ t: T0, v: 200 }]);
-    expect(() => s.status.observatoryHistory('backup', '30')).toThrow(/backup/);
+    expect(s.status.observatoryHistory('proxy', 30)).toEqual([{ t: T0, v: 200 }]);
+    expect(() => s.status.observatoryHistory('backup', 30)).toThrow(/backup/);
   });
 
   it('never probes a stopped core, and keeps the last values with the reason when the endpoint fails', async () => {

@@ -415,6 +415,6 @@ describe.each(testDatabases())('nodes both ways on $name', (db) => {
     expect(h.length).toBeGreaterThan(0);
     expect(h.at(-1).v).toBe(50);
     const again = new NodesService(t.store, net.http, t.clock, t.events);
-    expect((await again.history(nodeId, 'mem', '30')).at(-1)!.v).toBe(25);
+    expect((await again.history(nodeId, 'mem', 30)).at(-1)!.v).toBe(25);
   });
 });

@@ -11,7 +11,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/postgres-js';
 import { migrate as migratePg } from 'drizzle-orm/postgres-js/migrator';
 import { freshStore, freshStoreAndConn, testDatabases } from '../support/databases.js';
 import type { Store } from '../../domain/ports/store.js';
-import type { ClientSlim, ClientWrite } from '../../domain/clients/model.js';
+import type { ClientListRow, ClientWrite } from '../../domain/clients/model.js';
 import type { CatalogRow } from '../../domain/clients/catalog.js';
 import type { InboundWrite } from '../../domain/inbounds/model.js';
 import type { Connection } from '../../storage/conn.js';
@@ -91,7 +91,7 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
       { row: client('fresh@x'), inboundIds: [A] },
     ]);
     expect(again).toEqual({ created: ['fresh@x'], taken: ['m5@x'] });
-    const m0 = await store.clients.full('m0@x');
+    const m0 = await store.clients.detail('m0@x');
     expect(m0).toMatchObject({
       email: 'm0@x',
       uuid: 'u-m0@x',
@@ -155,7 +155,7 @@ describe.each(testDatabases())('clients and inbounds storage on $name', (db) => 
     const C = (await store.inbounds.create(inbound(1009)))!.id;
     await store.clients.attach((await store.clients.byEmail('m6@x'))!.id, [C]);
     expect(await store.inbounds.remove(C)).toBe(true);
-    expect((await store.clients.full('m6@x'))!.inboundIds).toEqual([A, B]);
+    expect((await store.clients.detail('m6@x'))!.inboundIds).toEqual([A, B]);
   });
 
   it('groups: merged list with counts, rename merges, delete clears', async () => {
@@ -402,7 +402,7 @@ describe.each(testDatabases())('catalog reads (catalogRows, catalogBatch, slim) 
     const walked = batches.flatMap((x) => x.rows);
     // every live client once, in id order, equal to the fixture and to catalogRows of the same emails
     expect(walked).toEqual(byId([...expected.values()]));
-    expect(walked.map((r) => r.id)).toEqual((await store.clients.listFull()).map((r) => r.id).sort((x, y) => x - y));
+    expect(walked.map((r) => r.id)).toEqual((await store.clients.listDetails()).map((r) => r.id).sort((x, y) => x - y));
     expect(walked).toEqual(byId(await store.clients.catalogRows(walked.map((r) => r.email))));
   });
 
@@ -438,8 +438,14 @@ describe.each(testDatabases())('catalog reads (catalogRows, catalogBatch, slim) 
       { clients: [{ email: 'slim@x', up: 11, down: 22 }], inbounds: [], outbounds: [] },
       NOW,
     );
-    const rows = await store.clients.slim([secretId, 999_999, id['cat-bare@x']!, id[REMOVED[0]!]!, id['cat-full@x']!]);
-    const want: ClientSlim[] = [
+    const rows = await store.clients.listRows([
+      secretId,
+      999_999,
+      id['cat-bare@x']!,
+      id[REMOVED[0]!]!,
+      id['cat-full@x']!,
+    ]);
+    const want: ClientListRow[] = [
       {
         email: 'slim@x',
         subId: 's-slim@x',
@@ -490,11 +496,11 @@ describe.each(testDatabases())('catalog reads (catalogRows, catalogBatch, slim) 
     expect(Object.keys(rows[0]!).sort()).toEqual(Object.keys(want[0]!).sort());
     expect(JSON.stringify(rows)).not.toMatch(/secret|xtls|"uuid"|"password"|"auth"|"tgId"|"reverse"/);
     // the reverse order gives the reverse rows
-    expect((await store.clients.slim([id['cat-full@x']!, secretId])).map((r) => r.email)).toEqual([
+    expect((await store.clients.listRows([id['cat-full@x']!, secretId])).map((r) => r.email)).toEqual([
       'cat-full@x',
       'slim@x',
     ]);
-    expect(await store.clients.slim([])).toEqual([]);
+    expect(await store.clients.listRows([])).toEqual([]);
   });
 });
 

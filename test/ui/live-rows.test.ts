@@ -1,9 +1,9 @@
 // The clients page's in-place updates from `client_stats` (traffic deltas) and `traffic` (onlines).
 import { describe, expect, it } from 'vitest';
 import { applyClientStats, applyOnlines } from '../../ui/src/live-rows.js';
-import type { ClientPage, ClientSlim } from '../../domain/clients/model.js';
+import type { ClientPage, ClientListRow } from '../../domain/clients/model.js';
 
-const row = (email: string, up = 0, down = 0): ClientSlim => ({
+const row = (email: string, up = 0, down = 0): ClientListRow => ({
   email,
   subId: '',
   enable: true,
@@ -18,7 +18,7 @@ const row = (email: string, up = 0, down = 0): ClientSlim => ({
   createdAt: 0,
   updatedAt: 0,
 });
-const page = (items: ClientSlim[]): ClientPage => ({
+const page = (items: ClientListRow[]): ClientPage => ({
   items,
   total: items.length,
   filtered: items.length,

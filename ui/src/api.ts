@@ -2,10 +2,10 @@
 // domain (types only, erased at build); switching to `hc<PanelApp>` from hono/client later changes this file
 // alone. Every unsafe request carries X-CSRF-Token; a lost session sends the user to the login page with the
 // current page remembered.
-import type { ClientPage, BulkSkip, ClientSlim, ClientFull } from '../../domain/clients/model.js';
+import type { ClientPage, BulkSkip, ClientListRow, ClientDetail } from '../../domain/clients/model.js';
 import type { StatusSnapshot } from '../../domain/status/model.js';
 
-export type { ClientPage, BulkSkip, ClientSlim, ClientFull, StatusSnapshot };
+export type { ClientPage, BulkSkip, ClientListRow, ClientDetail, StatusSnapshot };
 
 export interface Envelope<T> {
   success: boolean;
@@ -98,7 +98,7 @@ export const api = {
   addClient: (client: Record<string, unknown>, inboundIds: number[]) =>
     call<unknown>('POST', 'panel/api/clients/add', { client, inboundIds }),
   getClient: (email: string) =>
-    call<{ client: ClientFull; inboundIds: number[] }>('GET', `panel/api/clients/get/${encodeURIComponent(email)}`),
+    call<{ client: ClientDetail; inboundIds: number[] }>('GET', `panel/api/clients/get/${encodeURIComponent(email)}`),
   updateClient: (email: string, client: Record<string, unknown>) =>
     call<unknown>('POST', `panel/api/clients/update/${encodeURIComponent(email)}`, client),
   deleteClient: (email: string, keepTraffic: boolean) =>

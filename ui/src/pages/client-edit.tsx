@@ -2,7 +2,7 @@
 // password, flow, subId, IP limit, auto-renew). The update replaces the record, so every other stored field is
 // sent back as read. Reset traffic and delete (optionally keeping the traffic row) live here too.
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ClientFull } from '../api';
+import { api, type ClientDetail } from '../api';
 import { announce } from '../announce';
 import { Dialog } from '../common';
 import { bytes } from '../i18n';
@@ -12,7 +12,7 @@ const dateInput = (ms: number) =>
   ms > 0 ? new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 10) : '';
 
 export function EditClient(props: { email: string | null; onClose: () => void; onChanged: () => void }) {
-  const [c, setC] = useState<ClientFull | null>(null);
+  const [c, setC] = useState<ClientDetail | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);

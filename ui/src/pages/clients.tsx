@@ -3,7 +3,7 @@
 // ever one page (≤ 200), whatever the total; `invalidate` refetches the page once per burst.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
-import { api, base, type BulkSkip, type ClientPage, type ClientSlim, type InboundOption } from '../api';
+import { api, base, type BulkSkip, type ClientPage, type ClientListRow, type InboundOption } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { Dialog } from '../common';
@@ -37,7 +37,7 @@ function setQuery(q: URLSearchParams, patch: Record<string, string>, replace = f
   navigate(`${base}panel/clients${s ? `?${s}` : ''}`, replace);
 }
 
-function status(c: ClientSlim, online: Set<string>): string {
+function status(c: ClientListRow, online: Set<string>): string {
   if (!c.enable) return 'Disabled';
   if (c.totalGB > 0 && c.traffic.up + c.traffic.down >= c.totalGB) return 'Depleted';
   if (c.expiryTime > 0 && c.expiryTime <= Date.now()) return 'Expired';

@@ -1,9 +1,9 @@
 // Storage port for clients, their attachments, counters, source IPs and tombstones.
 import type {
   BucketParams,
-  ClientFull,
+  ClientDetail,
   ClientRecord,
-  ClientSlim,
+  ClientListRow,
   ClientTrafficView,
   ClientWrite,
 } from '../clients/model.js';
@@ -25,8 +25,8 @@ export interface ClientLimits {
 export interface ClientsRepo {
   byEmail(email: string): Promise<ClientRecord | null>;
   byEmails(emails: string[]): Promise<ClientRecord[]>;
-  full(email: string): Promise<ClientFull | null>;
-  listFull(): Promise<ClientFull[]>;
+  detail(email: string): Promise<ClientDetail | null>;
+  listDetails(): Promise<ClientDetail[]>;
   inboundIdsOf(clientId: number): Promise<number[]>;
   /**
    * Client id + attachments, one transaction, tombstone removed, counters row created (kept counters survive). Null
@@ -49,7 +49,7 @@ export interface ClientsRepo {
   attach(clientId: number, inboundIds: number[]): Promise<number>;
   detach(clientId: number, inboundIds: number[]): Promise<number>;
   /** Slim rows of these client ids, in the order given (ids of clients gone are left out). */
-  slim(ids: number[]): Promise<ClientSlim[]>;
+  listRows(ids: number[]): Promise<ClientListRow[]>;
   /** The paged list's catalog rows of these emails (an email without a row has no client). */
   catalogRows(emails: string[]): Promise<CatalogRow[]>;
   /**
