@@ -99,7 +99,8 @@ export function createServices(deps: ServiceDeps): Services {
   const auth = new AuthService(deps.store, settings, deps.clock);
   const tokens = new TokensService(deps.store, deps.clock, deps.events);
   // The traffic service and the core call each other: a tick that depletes clients may restart the core, and a
-  // core restart first stores the counters the core holds. Each gets the other's call as a closure.
+  // core restart first stores the counters the core holds. Each gets the other's call as a closure (so does the
+  // node puller, which reports its onlines to the traffic service and counts through it).
   const traffic: TrafficService = new TrafficService({
     store: deps.store,
     core: deps.core,
@@ -109,6 +110,7 @@ export function createServices(deps: ServiceDeps): Services {
     accessLog: deps.accessLog,
     ipLimitLog: deps.ipLimitLog,
     restartCore: () => core.restart(),
+    remoteOnlines: () => nodePuller.onlines(),
   });
   const core: CoreService = new CoreService(deps.store, deps.core, deps.events, {
     apiPort: deps.runtime.coreApiPort,
@@ -135,13 +137,11 @@ export function createServices(deps: ServiceDeps): Services {
   const nodes = new NodesService(deps.store, http, deps.clock, deps.events, (msg, fields) =>
     deps.coreOptions?.log?.(msg, fields),
   );
-  const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions);
   // Node traffic comes back through the same accounting (quota, events); a reset here resets the node's counters.
-  const nodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, {
+  const nodePuller: NodePuller = new NodePuller(deps.store, http, deps.clock, new NodeLocks(), traffic, {
     log: deps.pusherOptions?.log,
   });
-  nodePusher.counters = nodePuller;
-  traffic.extraOnlines = () => nodePuller.onlines();
+  const nodePusher = new NodePusher(deps.store, http, deps.pusherOptions, nodePuller);
   const geo = new GeoService(deps.store, http, deps.geoFiles ?? null, deps.clock, {
     ...deps.geoOptions,
     restartCore: async () => {

@@ -7,7 +7,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { requestId } from 'hono/request-id';
 import { HTTPException } from 'hono/http-exception';
 import { ZodError } from 'zod';
-import type { AppEnv, PanelDeps } from './context.js';
+import type { AppEnv, PanelDeps, Site } from './context.js';
 import { failure } from './envelope.js';
 import { InputError } from './input.js';
 import { validationHook } from './route.js';
@@ -75,8 +75,10 @@ export function createPanelApp(deps: PanelDeps): Hono<AppEnv> {
   const panel = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   panel.use('*', requestId());
   panel.use('*', secureHeaders({ crossOriginResourcePolicy: 'same-origin' }));
+  const { basePath, secure, logger, clientIp, upgradeWebSocket } = deps;
+  const site: Site = { basePath, secure, logger, clientIp, upgradeWebSocket };
   panel.use('*', async (c, next) => {
-    c.set('deps', deps);
+    c.set('site', site);
     c.set('services', deps.services);
     const started = performance.now();
     await next();

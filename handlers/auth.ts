@@ -25,7 +25,7 @@ export function bearerToken(c: AppContext): string | undefined {
  * `trustedProxyCIDRs` (X-Forwarded-For, else X-Real-IP).
  */
 export function requestClientIp(c: AppContext): Promise<string> {
-  return c.var.services.auth.clientIp(c.var.deps.clientIp(c), {
+  return c.var.services.auth.clientIp(c.var.site.clientIp(c), {
     forwardedFor: c.req.header('x-forwarded-for'),
     realIp: c.req.header('x-real-ip'),
   });

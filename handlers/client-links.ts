@@ -22,7 +22,7 @@ export function clientLinksRoutes() {
       async (c) => {
         const { email } = c.req.valid('param');
         const s = await c.var.services.settings.effective();
-        const view = requestView(c, c.var.deps.clientIp(c), s.trustedProxyCIDRs);
+        const view = requestView(c, c.var.site.clientIp(c), s.trustedProxyCIDRs);
         const links = await c.var.services.subscriptions.linksByEmail(email, view);
         if (links === null) throw new DomainError(`client ${email} not found`);
         return ok(c, links);
@@ -41,7 +41,7 @@ export function clientLinksRoutes() {
       async (c) => {
         const { subId } = c.req.valid('param');
         const s = await c.var.services.settings.effective();
-        const view = requestView(c, c.var.deps.clientIp(c), s.trustedProxyCIDRs);
+        const view = requestView(c, c.var.site.clientIp(c), s.trustedProxyCIDRs);
         return ok(c, await c.var.services.subscriptions.linksBySubId(subId, view));
       },
     );

@@ -34,9 +34,12 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** What a handler may know about where it is served, besides the use cases (no ports, no other dependencies). */
+export type Site = Pick<PanelDeps, 'basePath' | 'secure' | 'logger' | 'clientIp' | 'upgradeWebSocket'>;
+
 export type AppEnv = {
   Variables: {
-    deps: PanelDeps;
+    site: Site;
     services: Services;
     principal: Principal;
     requestId: string;

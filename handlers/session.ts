@@ -14,8 +14,8 @@ export async function setSessionCookie(c: AppContext, token: string): Promise<vo
   setCookie(c, SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'Lax',
-    path: c.var.deps.basePath,
-    secure: c.var.deps.secure,
+    path: c.var.site.basePath,
+    secure: c.var.site.secure,
     maxAge: sessionMaxAge * 60,
   });
 }
@@ -47,12 +47,12 @@ export function sessionRoutes() {
           try {
             const token = await c.var.services.auth.login({ ...input, ip });
             await setSessionCookie(c, token);
-            c.var.deps.logger?.info('login succeeded', { username: input.username, ip });
+            c.var.site.logger?.info('login succeeded', { username: input.username, ip });
             return ok(c, null, 'logged in');
           } catch (err) {
             // The reason goes to the log only (never the password); the client sees one message whatever it was.
             if (err instanceof DomainError)
-              c.var.deps.logger?.warn('login failed', { username: input.username, ip, reason: err.code });
+              c.var.site.logger?.warn('login failed', { username: input.username, ip, reason: err.code });
             throw err;
           }
         },
@@ -73,10 +73,10 @@ export function sessionRoutes() {
           if (claims && !(await csrfOk(c, claims))) throw new HTTPException(403, { res: csrfRefused(c) });
           await c.var.services.auth.logout(getCookie(c, SESSION_COOKIE));
           deleteCookie(c, SESSION_COOKIE, {
-            path: c.var.deps.basePath,
+            path: c.var.site.basePath,
             httpOnly: true,
             sameSite: 'Lax',
-            secure: c.var.deps.secure,
+            secure: c.var.site.secure,
           });
           return ok(c, null, 'logged out');
         },

@@ -47,7 +47,7 @@ export function safeNext(raw: string | undefined): string | null {
 }
 
 function page(c: AppContext, html: string, csrf: string): Response {
-  const base = c.var.deps.basePath;
+  const base = c.var.site.basePath;
   const meta = `<meta name="panel-base" content="${escapeAttr(base)}"><meta name="csrf-token" content="${escapeAttr(csrf)}">`;
   const body = html.replaceAll(BASE_PLACEHOLDER, base).replace('</head>', `${meta}</head>`);
   return c.html(body, 200, {
@@ -59,7 +59,7 @@ function page(c: AppContext, html: string, csrf: string): Response {
 
 export function uiRoutes(ui: UiAssets) {
   const app = new Hono<AppEnv>();
-  const base = (c: AppContext) => c.var.deps.basePath;
+  const base = (c: AppContext) => c.var.site.basePath;
 
   const login = async (c: AppContext) => {
     if (await sessionOf(c)) return c.redirect(`${base(c)}${safeNext(c.req.query('next')) ?? 'panel/'}`, 302);

@@ -24,14 +24,14 @@ export async function websocketRoute(c: Context<AppEnv>, next: Next): Promise<Re
     bearer: bearerToken(c) !== undefined,
     origin: c.req.header('origin'),
     host: c.req.header('host'),
-    secure: c.var.deps.secure,
+    secure: c.var.site.secure,
   });
   if (!decision.ok) {
-    c.var.deps.logger?.debug('websocket refused', { reason: decision.reason });
+    c.var.site.logger?.debug('websocket refused', { reason: decision.reason });
     if (decision.kind === 'unauthenticated') return unauthenticated(c);
     return c.json({ success: false, msg: `WebSocket refused: ${decision.reason}`, obj: null }, 403);
   }
-  const upgrade = c.var.deps.upgradeWebSocket;
+  const upgrade = c.var.site.upgradeWebSocket;
   if (!upgrade || c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     return c.json({ success: false, msg: 'expected a WebSocket upgrade request', obj: null }, 426);
   }

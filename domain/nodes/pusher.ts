@@ -109,13 +109,15 @@ export class NodePusher {
   /** clientsChanged calls still reading which nodes to route to. */
   private routing = 0;
   private readonly o: Required<Omit<PusherOptions, 'log'>> & Pick<PusherOptions, 'log'>;
-  /** Set by createServices (the puller): how a central traffic reset reaches a node's counters. */
-  counters: NodeCounterReset | null = null;
-
+  /**
+   * `counters` (the puller) is how a central traffic reset reaches a node's counters; without it resets stay
+   * central.
+   */
   constructor(
     private store: Store,
     private http: HttpClient,
     opts: PusherOptions = {},
+    private counters: NodeCounterReset | null = null,
   ) {
     this.o = {
       baseDelayMs: opts.baseDelayMs ?? 2000,

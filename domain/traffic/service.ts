@@ -40,6 +40,8 @@ export interface TrafficServiceDeps {
   /** Restarts the core on the current configuration: once after a tick that depleted clients while
    * `restartCoreOnClientDisable` is on. */
   restartCore?: () => Promise<void>;
+  /** Emails online on remote nodes (the node puller), merged into onlines(). */
+  remoteOnlines?: () => readonly string[];
 }
 
 export interface TickResult {
@@ -61,8 +63,6 @@ export class TrafficService {
   private lastPrune = 0;
   private lastFullSweep = 0;
   private fullSweepDue = true;
-  /** Emails online on remote nodes (set by createServices: the node puller), merged into onlines(). */
-  extraOnlines: (() => readonly string[]) | null = null;
 
   constructor(private deps: TrafficServiceDeps) {
     this.book = new CounterBook({ apiTag: deps.apiTag });
@@ -96,7 +96,7 @@ export class TrafficService {
   /** Emails whose counters moved within the online window (20 s), as seen by this process, and online on nodes. */
   onlines(): string[] {
     const local = this.book.movedSince(this.deps.clock.now() - ONLINE_WINDOW_MS);
-    const extra = this.extraOnlines?.() ?? [];
+    const extra = this.deps.remoteOnlines?.() ?? [];
     return (extra.length ? [...new Set([...local, ...extra])] : local).sort();
   }
 
