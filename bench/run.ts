@@ -1,10 +1,10 @@
 // `npm run bench [-- name-filter]`: runs every bench/*.bench.ts, prints one table, writes bench/results.json and
 // bench/RESULTS.md (generated from it by results-md.ts).
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Benchmark, BenchRow } from './types.js';
-import { writeResultsMarkdown } from './results-md.js';
+import { writeResultsMarkdown, type BenchResults } from './results-md.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const filter = process.argv[2] ?? '';
@@ -37,7 +37,18 @@ for (const [i, row] of table.entries()) {
   console.log(`| ${row.map((cell, j) => cell.padEnd(widths[j]!)).join(' | ')} |`);
   if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 }
-writeFileSync(join(dir, 'results.json'), JSON.stringify({ at: new Date().toISOString(), rows }, null, 2));
+// Rows of the benchmarks this run did not run (a filter, or a failure) are kept with their own run's time.
+const at = new Date().toISOString();
+const ran = new Set(rows.map((r) => r.bench));
+let kept: BenchResults['rows'] = [];
+try {
+  const old = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchResults;
+  kept = old.rows.filter((r) => !ran.has(r.bench)).map((r) => ({ ...r, at: r.at ?? old.at }));
+} catch {
+  // no earlier results
+}
+const merged = [...kept, ...rows.map((r) => ({ ...r, at }))].sort((a, b) => a.bench.localeCompare(b.bench));
+writeFileSync(join(dir, 'results.json'), JSON.stringify({ at, rows: merged }, null, 2));
 writeResultsMarkdown(dir);
 console.log('\nwrote bench/results.json and bench/RESULTS.md');
 process.exit(0);

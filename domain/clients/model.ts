@@ -30,6 +30,9 @@ export interface ClientRecord {
   updatedAt: number;
 }
 
+/** A client row as stored: the record with `reverse` as its JSON text (backups and the raw statements carry it so). */
+export type StoredClientRow = Omit<ClientRecord, 'reverse'> & { reverse: string | null };
+
 /** A client's counters (spec: Client traffic record, with total/expiryTime projected from the client). */
 export interface ClientTrafficRow {
   email: string;

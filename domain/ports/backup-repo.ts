@@ -1,6 +1,7 @@
 // Database backup and restore (getDb, importDB, backuptotgbot, `panel db export|import`). One portable format on
 // both backends: a SQLite file with this panel's SQLite schema. The file database copies itself with VACUUM INTO;
 // PostgreSQL writes every table, read in one repeatable-read transaction, into a fresh file of that schema.
+import type { StoredClientRow } from '../clients/model.js';
 
 export interface RestoreResult {
   tables: number;
@@ -58,28 +59,7 @@ export interface ConvertedPanel {
     updatedAt: number;
   }[];
   customGeo: { type: string; alias: string; url: string; lastDownload: number }[];
-  clients: {
-    id: number;
-    email: string;
-    subId: string;
-    uuid: string;
-    password: string;
-    auth: string;
-    flow: string;
-    security: string;
-    method: string;
-    totalGB: number;
-    expiryTime: number;
-    enable: boolean;
-    limitIp: number;
-    tgId: number;
-    comment: string;
-    group: string;
-    reverse: string | null;
-    reset: number;
-    createdAt: number;
-    updatedAt: number;
-  }[];
+  clients: StoredClientRow[];
   clientInbounds: { clientId: number; inboundId: number }[];
   clientTraffics: { email: string; up: number; down: number; enable: boolean; lastOnline: number }[];
   clientGroups: { name: string; createdAt: number }[];

@@ -2,7 +2,7 @@
 // column decoding, the raw multi-row insert of bulkCreate, and id/key chunking.
 import { sql, type SQL } from 'drizzle-orm';
 import type { NewClient } from '../../domain/ports/clients-repo.js';
-import type { ClientRecord, ClientWrite } from '../../domain/clients/model.js';
+import type { ClientRecord, ClientWrite, StoredClientRow } from '../../domain/clients/model.js';
 import type { Conn } from '../conn.js';
 import { placeholders, raw } from './raw.js';
 
@@ -52,28 +52,7 @@ export function clientColumns(r: unknown[], at: number) {
   };
 }
 
-export type ClientRow = {
-  id: number;
-  email: string;
-  subId: string;
-  uuid: string;
-  password: string;
-  auth: string;
-  flow: string;
-  security: string;
-  method: string;
-  totalGB: number;
-  expiryTime: number;
-  enable: boolean;
-  limitIp: number;
-  tgId: number;
-  comment: string;
-  group: string;
-  reverse: string | null;
-  reset: number;
-  createdAt: number;
-  updatedAt: number;
-};
+export type ClientRow = StoredClientRow;
 
 export function parseReverse(text: string | null): { tag: string } | null {
   if (!text) return null;
