@@ -9,7 +9,7 @@ import { buildCoreConfig, type BuildResult } from './builder.js';
 import { defaultTemplate, parseTemplate } from './template.js';
 import { CoreSync } from './sync.js';
 import { FileWriteThrottle } from './file-writes.js';
-import { assertJsonInput } from '../shared/json-input.js';
+import type { TestOutboundInput } from './input.js';
 
 export const DEFAULT_CORE_API_PORT = 62789;
 export const DEFAULT_OUTBOUND_TEST_URL = 'https://www.google.com/generate_204';
@@ -285,41 +285,13 @@ export class CoreService {
   }
 
   /** testOutbound: `mode` "tcp" dials; "" runs a full HTTP probe through a temporary core. */
-  async testOutbound(input: {
-    outbound: string;
-    allOutbounds?: string;
-    mode?: string;
-    allowPrivate?: boolean;
-  }): Promise<OutboundProbeResult> {
-    let outbound: unknown;
-    try {
-      outbound = JSON.parse(input.outbound);
-    } catch {
-      throw new DomainError('outbound: not valid JSON');
-    }
-    assertJsonInput(outbound, 'outbound');
-    if (!outbound || typeof outbound !== 'object' || Array.isArray(outbound))
-      throw new DomainError('outbound: must be a JSON object');
-    let all: unknown = [];
-    if (input.allOutbounds && input.allOutbounds.trim()) {
-      try {
-        all = JSON.parse(input.allOutbounds);
-      } catch {
-        throw new DomainError('allOutbounds: not valid JSON');
-      }
-      assertJsonInput(all, 'allOutbounds');
-      if (!Array.isArray(all)) throw new DomainError('allOutbounds: must be a JSON array');
-    }
-    const mode = (input.mode ?? '').trim();
-    if (mode !== '' && mode !== 'tcp') throw new DomainError('mode: must be "tcp" or empty');
+  async testOutbound(input: TestOutboundInput): Promise<OutboundProbeResult> {
     const stored = await this.store.settings.get(TEST_URL_KEY);
     const url = typeof stored === 'string' && stored ? stored : DEFAULT_OUTBOUND_TEST_URL;
     return this.core.probeOutbound({
-      outbound: outbound as Record<string, unknown>,
-      allOutbounds: (all as unknown[]).filter(
-        (o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o),
-      ),
-      mode: mode as 'tcp' | '',
+      outbound: input.outbound,
+      allOutbounds: input.allOutbounds,
+      mode: input.mode as 'tcp' | '',
       allowPrivate: input.allowPrivate === true,
       url,
     });

@@ -1,9 +1,9 @@
 // Input schemas for the inbound API. JSON or form bodies: numbers may be numeric strings, booleans "true"/"false",
-// settings/streamSettings/sniffing objects or JSON-encoded strings (decoded by the service, which names the field).
+// settings/streamSettings/sniffing objects or JSON-encoded strings (decoded here).
 import { z } from 'zod';
 import { boolish, clientInput, intish, type ClientInput } from '../clients/input.js';
 import { identifierProblem } from '../clients/rules.js';
-import { MULTI_CLIENT_PROTOCOLS, PROTOCOLS } from './model.js';
+import { MULTI_CLIENT_PROTOCOLS, PROTOCOLS, type Json } from './model.js';
 import { parseJsonObject } from './rules.js';
 
 const noControl = (max: number) =>
@@ -12,11 +12,22 @@ const noControl = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
-const jsonish = z
-  .union([z.string(), z.record(z.string(), z.unknown()), z.null()], {
-    error: 'must be an object or a JSON-encoded object',
-  })
-  .optional();
+/**
+ * `settings`, `streamSettings`, `sniffing`: an object or its JSON text (forms send text), decoded here with the
+ * depth and Unicode limits of free-form input; absent, null or "" mean `{}`.
+ */
+const jsonObject = (field: string) =>
+  z
+    .union([z.string(), z.record(z.string(), z.unknown()), z.null()], {
+      error: 'must be an object or a JSON-encoded object',
+    })
+    .optional()
+    .transform((value, ctx): Json => {
+      const decoded = parseJsonObject(field, value);
+      if (typeof decoded !== 'string') return decoded;
+      ctx.addIssue({ code: 'custom', message: decoded.slice(decoded.indexOf(': ') + 2) });
+      return z.NEVER;
+    });
 
 const nodeId = z
   .preprocess((v) => (v === '' || v === 'null' || v === undefined ? null : v), z.union([z.null(), intish(0)]))
@@ -31,9 +42,9 @@ export const inboundInput = z.object(
     protocol: z.enum(PROTOCOLS, { error: `must be one of: ${PROTOCOLS.join(', ')}` }),
     expiryTime: intish(0).optional(),
     total: intish(0).optional(),
-    settings: jsonish,
-    streamSettings: jsonish,
-    sniffing: jsonish,
+    settings: jsonObject('settings'),
+    streamSettings: jsonObject('streamSettings'),
+    sniffing: jsonObject('sniffing'),
     nodeId,
   },
   { error: 'must be an inbound object' },
@@ -100,9 +111,7 @@ export const importBody = z.object({
       ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
       return z.NEVER;
     }
-    const settings = parseJsonObject('settings', (parsed as Record<string, unknown>).settings);
-    if (typeof settings === 'string') return refuse(settings);
-    const list = settings.clients === undefined ? [] : settings.clients;
+    const list = inbound.data.settings.clients ?? [];
     if (!Array.isArray(list)) return refuse('settings.clients: must be an array');
     if (list.length > IMPORT_CLIENTS_MAX) return refuse(`settings.clients: at most ${IMPORT_CLIENTS_MAX} clients`);
     if (list.length > 0 && !MULTI_CLIENT_PROTOCOLS.includes(inbound.data.protocol))

@@ -30,7 +30,6 @@ import {
   flowEligible,
   isSocketListen,
   listenOverlaps,
-  parseJsonObject,
   sharedTransports,
   ssMethodOf,
   stripClients,
@@ -246,12 +245,7 @@ export class InboundsService {
 
   /** Validates the input and builds the row (tag still to be chosen). */
   private async build(input: InboundInput, current?: InboundRecord): Promise<InboundWrite> {
-    const fields: Record<string, Json> = {};
-    for (const key of ['settings', 'streamSettings', 'sniffing'] as const) {
-      const parsed = parseJsonObject(key, input[key]);
-      if (typeof parsed === 'string') throw new DomainError(parsed);
-      fields[key] = parsed;
-    }
+    const fields = { settings: input.settings, streamSettings: input.streamSettings, sniffing: input.sniffing };
     let nodeId = input.nodeId ?? null;
     if (nodeId === 0) nodeId = null;
     if (nodeId !== null && !NODE_CAPABLE_PROTOCOLS.includes(input.protocol)) nodeId = null;
