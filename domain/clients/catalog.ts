@@ -250,7 +250,8 @@ export class ClientCatalog {
 
   /**
    * The ids of one page and how many clients match: search (ASCII-case-insensitive substring of email, subId or
-   * comment), protocol (of any attached inbound, by `protocolOf`), bucket filter, group; sorted by the key, then id.
+   * comment), protocol (of any attached inbound, by `protocolOf`), inbound, bucket filter, group; sorted by the key,
+   * then id.
    */
   page(
     q: PageQuery,
@@ -266,11 +267,14 @@ export class ClientCatalog {
       if (g === undefined) return { ids: [], filtered: 0 };
       group = g;
     }
+    // Protocol and inbound filters are decided once per distinct attachment list, not per client.
     let comboOk: Uint8Array | null = null;
-    if (q.protocol) {
+    if (q.protocol || q.inboundId !== undefined) {
       comboOk = new Uint8Array(this.combos.values.length);
       this.combos.values.forEach((ids, k) => {
-        comboOk![k] = ids.some((id) => protocolOf(id) === q.protocol) ? 1 : 0;
+        const protocolOk = !q.protocol || ids.some((id) => protocolOf(id) === q.protocol);
+        const inboundOk = q.inboundId === undefined || ids.includes(q.inboundId);
+        comboOk![k] = protocolOk && inboundOk ? 1 : 0;
       });
     }
     const matches = new Int32Array(this.liveCount);

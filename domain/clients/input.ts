@@ -147,6 +147,7 @@ export const pageQuery = z
     sort: z.enum(['', ...SORT_KEYS], { error: `must be one of: ${SORT_KEYS.join(', ')}` }).optional(),
     order: z.enum(['', 'ascend', 'descend'], { error: 'must be ascend or descend' }).optional(),
     group: z.string().max(255).optional(),
+    inbound: intish(1).optional().meta({ description: 'Only clients attached to this inbound id' }),
   })
   .transform((q): PageQuery => ({
     page: !q.page || q.page < 1 ? 1 : q.page,
@@ -157,6 +158,7 @@ export const pageQuery = z
     sort: q.sort ?? '',
     order: q.order === 'descend' ? 'descend' : 'ascend',
     group: q.group,
+    inboundId: q.inbound,
   }));
 
 export const keepTrafficQuery = z.object({

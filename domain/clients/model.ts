@@ -111,6 +111,8 @@ export interface PageQuery {
   order: 'ascend' | 'descend';
   /** Optional group filter (not in the spec; the reference has it). */
   group?: string;
+  /** Optional: only clients attached to this inbound (not in the spec; the UI pages a large inbound's clients). */
+  inboundId?: number;
 }
 
 /** Per-bucket email lists are capped (the counts are exact). */

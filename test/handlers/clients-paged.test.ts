@@ -179,6 +179,18 @@ describe.each(testDatabases())('clients list/paged and status buckets on $name',
     expect(o.total).toBe(11);
   });
 
+  it('inbound filter: only the clients attached to that inbound, combined with the other filters', async () => {
+    expect(emails(await paged(`inbound=${B}`))).toEqual(['off@x', 'on@x', 'Under_score@x']);
+    expect(emails(await paged(`inbound=${B}&sort=email&order=descend&pageSize=2`))).toEqual(['Under_score@x', 'on@x']);
+    expect((await paged(`inbound=${B}&pageSize=2`)).filtered).toBe(3);
+    expect(emails(await paged(`inbound=${B}&protocol=trojan`))).toEqual([]);
+    expect(emails(await paged(`inbound=${A}&search=quota`))).toEqual(['quota-exact@x', 'quota-under@x']);
+    expect(emails(await paged('inbound=999999'))).toEqual([]);
+    const bad = await call(t, 'GET', `${C}/list/paged?inbound=abc`, undefined, s);
+    expect(bad.json.success).toBe(false);
+    expect(bad.json.msg).toMatch(/^inbound: /);
+  });
+
   it('protocol filter and sorting', async () => {
     expect(emails(await paged('protocol=vmess'))).toEqual(['off@x', 'on@x', 'Under_score@x']);
     expect(emails(await paged('protocol=trojan'))).toEqual([]);
