@@ -54,12 +54,16 @@ export function Clients() {
   const [bulk, setBulk] = useState<null | 'adjust' | 'group' | 'reset' | 'delete'>(null);
   const [result, setResult] = useState<{ text: string; skipped: BulkSkip[] } | null>(null);
   const [menu, setMenu] = useState(false);
+  const [inboundList, setInboundList] = useState<InboundOption[]>([]);
+  useEffect(() => {
+    api.inboundOptions().then(setInboundList, () => undefined);
+  }, []);
   const search = useRef<HTMLInputElement>(null);
   const qs = q.toString();
 
   const load = () => {
     const p = new URLSearchParams();
-    for (const k of ['page', 'pageSize', 'search', 'filter', 'sort', 'order', 'group']) {
+    for (const k of ['page', 'pageSize', 'search', 'filter', 'sort', 'order', 'group', 'inbound']) {
       const v = q.get(k);
       if (v) p.set(k, v);
     }
@@ -218,6 +222,21 @@ export function Clients() {
             {data.groups.map((g) => (
               <option key={g} value={g}>
                 {g}
+              </option>
+            ))}
+          </select>
+        )}
+        {(inboundList.length > 1 || q.get('inbound')) && (
+          <select
+            aria-label="Inbound"
+            style={{ width: 'auto' }}
+            value={q.get('inbound') ?? ''}
+            onChange={(e) => setQuery(q, { inbound: (e.target as HTMLSelectElement).value, page: '1' })}
+          >
+            <option value="">All inbounds</option>
+            {inboundList.map((ib) => (
+              <option key={ib.id} value={String(ib.id)}>
+                {ib.remark || `${ib.protocol} ${ib.port}`}
               </option>
             ))}
           </select>

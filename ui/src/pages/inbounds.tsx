@@ -1,21 +1,23 @@
-// Inbounds: the list with an enable switch per row, and the add dialog (protocol, port, remark; transport and
-// security; reality with keys from the server's generator). Refetches on `invalidate` for inbounds.
+// Inbounds: the list with an enable switch per row; add, edit and clone (inbound-form.tsx), export and import as
+// JSON, reset traffic, delete; an inbound's clients open on the clients page, paged by the server (an inbound of
+// 20,000 clients is never rendered whole). Refetches on `invalidate` for inbounds.
 import { useEffect, useState } from 'preact/hooks';
 import { api, type InboundRow } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { Dialog } from '../common';
-import { bytes } from '../i18n';
+import { bytes, date, num } from '../i18n';
+import { navigate } from '../app-nav';
+import { base } from '../api';
+import { InboundForm, type FormMode } from './inbound-form';
+import { ExportInbound, ImportInbound } from './inbound-json';
 import { useRefetch } from '../refetch';
-
-const PROTOCOLS = ['vless', 'vmess', 'trojan', 'shadowsocks', 'hysteria2'] as const;
-
-const randomHex = (n: number) =>
-  Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 export function Inbounds() {
   const [rows, setRows] = useState<InboundRow[] | null>(null);
-  const [adding, setAdding] = useState(false);
+  const [form, setForm] = useState<FormMode | null>(null);
+  const [exporting, setExporting] = useState<InboundRow | null>(null);
+  const [importing, setImporting] = useState(false);
   const [deleting, setDeleting] = useState<InboundRow | null>(null);
   const live = useRefetch(() => api.inbounds().then(setRows, (e) => announce(e.message, true)));
 
@@ -58,7 +60,10 @@ export function Inbounds() {
         <h1 class="grow" style={{ margin: 0 }}>
           Inbounds
         </h1>
-        <button type="button" class="primary" onClick={() => setAdding(true)}>
+        <button type="button" onClick={() => setImporting(true)}>
+          Import inbound
+        </button>
+        <button type="button" class="primary" onClick={() => setForm({ kind: 'add' })}>
           Add inbound
         </button>
       </div>
@@ -93,12 +98,23 @@ export function Inbounds() {
                     : ''}
                 </td>
                 <td data-label="Port">{r.port}</td>
-                <td data-label="Clients">{r.settings?.clients?.length ?? 0}</td>
+                <td data-label="Clients">
+                  <a
+                    href={`${base}panel/clients?inbound=${r.id}`}
+                    aria-label={`Clients of ${label(r)}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      navigate(`${base}panel/clients?inbound=${r.id}`);
+                    }}
+                  >
+                    {num(r.settings?.clients?.length ?? 0)}
+                  </a>
+                </td>
                 <td data-label="Traffic">
                   ↑ {bytes(r.up)} ↓ {bytes(r.down)}
                   {r.total ? ` / ${bytes(r.total)}` : ''}
                 </td>
-                <td data-label="Expiry">{r.expiryTime ? new Date(r.expiryTime).toLocaleDateString() : '—'}</td>
+                <td data-label="Expiry">{r.expiryTime ? date(r.expiryTime) : '—'}</td>
                 <td data-label="Enabled">
                   <input
                     type="checkbox"
@@ -110,7 +126,24 @@ export function Inbounds() {
                   />
                 </td>
                 <td>
-                  <span class="row" style={{ flexWrap: 'nowrap' }}>
+                  <span class="row" style={{ flexWrap: 'wrap' }}>
+                    <button
+                      type="button"
+                      aria-label={`Edit ${label(r)}`}
+                      onClick={() => setForm({ kind: 'edit', row: r })}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={`Clone ${label(r)}`}
+                      onClick={() => setForm({ kind: 'clone', row: r })}
+                    >
+                      Clone
+                    </button>
+                    <button type="button" aria-label={`Export ${label(r)}`} onClick={() => setExporting(r)}>
+                      Export
+                    </button>
                     <button
                       type="button"
                       aria-label={`Reset traffic of ${label(r)}`}
@@ -154,212 +187,23 @@ export function Inbounds() {
           </button>
         </div>
       </Dialog>
-      <AddInbound
-        open={adding}
-        onClose={() => setAdding(false)}
+      <InboundForm
+        mode={form}
+        onClose={() => setForm(null)}
         onSaved={() => {
-          setAdding(false);
+          setForm(null);
+          live.run();
+        }}
+      />
+      <ExportInbound row={exporting} onClose={() => setExporting(null)} />
+      <ImportInbound
+        open={importing}
+        onClose={() => setImporting(false)}
+        onSaved={() => {
+          setImporting(false);
           live.run();
         }}
       />
     </>
-  );
-}
-
-function AddInbound(props: { open: boolean; onClose: () => void; onSaved: () => void }) {
-  const [protocol, setProtocol] = useState<string>('vless');
-  const [network, setNetwork] = useState('tcp');
-  const [security, setSecurity] = useState('none');
-  const [keys, setKeys] = useState<{ privateKey: string; publicKey: string } | null>(null);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [port0, setPort0] = useState(0);
-
-  useEffect(() => {
-    if (props.open) {
-      setPort0(10000 + Math.floor(Math.random() * 50000));
-      setError('');
-      setKeys(null);
-      setSecurity('none');
-      setProtocol('vless');
-      setNetwork('tcp');
-    }
-  }, [props.open]);
-
-  const generate = async () => {
-    try {
-      setKeys(await api.newX25519());
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
-  useEffect(() => {
-    if (security === 'reality' && !keys) void generate();
-  }, [security]);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const f = new FormData(e.target as HTMLFormElement);
-    const get = (k: string) => String(f.get(k) ?? '').trim();
-    const stream: Record<string, unknown> = { network, security };
-    if (security === 'reality') {
-      const sni = get('sni') || 'www.example.com';
-      stream.realitySettings = {
-        show: false,
-        dest: get('dest') || `${sni}:443`,
-        xver: 0,
-        serverNames: [sni],
-        privateKey: keys?.privateKey ?? '',
-        shortIds: [randomHex(8)],
-        settings: { publicKey: keys?.publicKey ?? '', fingerprint: 'chrome', spiderX: '/' },
-      };
-    } else if (security === 'tls') {
-      stream.tlsSettings = {
-        serverName: get('sni'),
-        certificates: [{ certificateFile: get('cert'), keyFile: get('key') }],
-      };
-    }
-    const settings: Record<string, unknown> =
-      protocol === 'vless'
-        ? { decryption: 'none' }
-        : protocol === 'shadowsocks'
-          ? {
-              method: '2022-blake3-aes-256-gcm',
-              password: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))),
-              network: 'tcp,udp',
-            }
-          : {};
-    setBusy(true);
-    setError('');
-    try {
-      await api.addInbound({
-        protocol,
-        port: Number(get('port')),
-        remark: get('remark'),
-        enable: true,
-        listen: '',
-        settings,
-        streamSettings: stream,
-        sniffing: { enabled: false },
-      });
-      announce(`Inbound "${get('remark')}" added`);
-      props.onSaved();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const canReality = protocol === 'vless' || protocol === 'trojan';
-  return (
-    <Dialog title="Add inbound" open={props.open} onClose={props.onClose}>
-      <form class="stack" onSubmit={submit}>
-        <label>
-          Protocol
-          <select
-            name="protocol"
-            value={protocol}
-            onChange={(e) => {
-              const p = (e.target as HTMLSelectElement).value;
-              setProtocol(p);
-              if (p !== 'vless' && p !== 'trojan' && security === 'reality') setSecurity('none');
-            }}
-          >
-            {PROTOCOLS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div class="row">
-          <label class="grow">
-            Port
-            <input name="port" type="number" min={1} max={65535} required defaultValue={port0 ? String(port0) : ''} />
-          </label>
-          <label class="grow">
-            Remark
-            <input name="remark" type="text" />
-          </label>
-        </div>
-        {protocol !== 'hysteria2' && (
-          <div class="row">
-            <label class="grow">
-              Transport
-              <select value={network} onChange={(e) => setNetwork((e.target as HTMLSelectElement).value)}>
-                {['tcp', 'ws', 'grpc', 'httpupgrade', 'xhttp'].map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label class="grow">
-              Security
-              <select value={security} onChange={(e) => setSecurity((e.target as HTMLSelectElement).value)}>
-                <option value="none">none</option>
-                <option value="tls">tls</option>
-                {canReality && <option value="reality">reality</option>}
-              </select>
-            </label>
-          </div>
-        )}
-        {security === 'tls' && (
-          <>
-            <label>
-              Server name (SNI)
-              <input name="sni" type="text" />
-            </label>
-            <label>
-              Certificate file
-              <input name="cert" type="text" />
-            </label>
-            <label>
-              Key file
-              <input name="key" type="text" />
-            </label>
-          </>
-        )}
-        {security === 'reality' && (
-          <>
-            <div class="row">
-              <label class="grow">
-                Server name (SNI)
-                <input name="sni" type="text" defaultValue="www.example.com" />
-              </label>
-              <label class="grow">
-                Target
-                <input name="dest" type="text" placeholder="www.example.com:443" />
-              </label>
-            </div>
-            <label>
-              Public key
-              <input readOnly value={keys?.publicKey ?? ''} />
-            </label>
-            <label>
-              Private key
-              <input readOnly value={keys?.privateKey ?? ''} />
-            </label>
-            <div>
-              <button type="button" onClick={generate}>
-                Generate keys
-              </button>
-            </div>
-          </>
-        )}
-        <div role="alert" class="alert">
-          {error}
-        </div>
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary" disabled={busy}>
-            Save
-          </button>
-        </div>
-      </form>
-    </Dialog>
   );
 }
