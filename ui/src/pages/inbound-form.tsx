@@ -54,7 +54,6 @@ const list = (s: string) =>
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-const dayMs = 86_400_000;
 
 export type FormMode = { kind: 'add' } | { kind: 'edit'; row: InboundRow } | { kind: 'clone'; row: InboundRow };
 
