@@ -254,6 +254,41 @@ describe.skipIf(missing)('inbounds page in Chromium', () => {
     }
   });
 
+  it('bulk create N clients from the clients page; a second run names every duplicate it skipped', async () => {
+    const { context, page, errors } = await openPage(browser);
+    await loginUi(page, panel, 'panel/clients');
+    const create = async (count: number, first: number) => {
+      await page.getByRole('button', { name: 'Bulk create' }).click();
+      const d = page.getByRole('dialog', { name: 'Bulk create' });
+      await d.getByRole('textbox', { name: 'Prefix' }).fill('team-');
+      await d.getByRole('spinbutton', { name: 'Count' }).fill(String(count));
+      await d.getByRole('spinbutton', { name: 'First number' }).fill(String(first));
+      await d.getByRole('group', { name: 'Inbounds' }).getByRole('checkbox', { name: 'vless-pq' }).check();
+      await d.getByRole('spinbutton', { name: 'Traffic limit (GB, 0 = unlimited)' }).fill('5');
+      await d.getByRole('button', { name: 'Create' }).click();
+      await expect.poll(() => d.isVisible(), { timeout: 20_000 }).toBe(false);
+      return page.getByRole('status', { name: 'Bulk result' });
+    };
+    let result = await create(1500, 1);
+    await expect.poll(() => result.textContent()).toContain('1500 created, 0 skipped');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('team-');
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    await expect.poll(() => pager.textContent(), { timeout: 10_000 }).toContain('1,500 of');
+    const one = (await panel.api('GET', '/panel/api/clients/get/team-0042')).obj;
+    expect(one.client.totalGB).toBe(5 * 1024 ** 3);
+    expect(one.inboundIds).toEqual([(await stored('vless-pq')).id]);
+
+    result = await create(3, 1499);
+    await expect.poll(() => result.textContent()).toContain('1 created, 2 skipped');
+    const skipped = page.getByRole('list', { name: 'Skipped clients' });
+    expect(await skipped.getByRole('listitem').allTextContents()).toEqual([
+      expect.stringMatching(/^team-1499: .+/),
+      expect.stringMatching(/^team-1500: .+/),
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('the inbounds list and form on a 390×844 phone, light and dark', async () => {
     for (const scheme of ['light', 'dark'] as const) {
       const { context, page } = await openPage(browser, { ...PHONE, colorScheme: scheme });

@@ -146,6 +146,15 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
       await links.getByRole('button', { name: 'Copy' }).nth(i).click();
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(expected[i]);
     }
+    // The subscription URL has its QR code and Copy too; the IP log is there (empty: no traffic yet).
+    const subId = (await panel.api('GET', '/panel/api/clients/get/alice%40example.com')).obj.client.subId;
+    const subQr = links.getByRole('img', { name: 'Subscription QR code' });
+    await expect.poll(() => subQr.count()).toBe(1);
+    const subUrl = await decodeQr(page, subQr);
+    expect(subUrl).toMatch(new RegExp(`^https?://[^/]+/sub/${subId}$`));
+    await links.getByRole('button', { name: 'Copy subscription URL' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(subUrl);
+    expect(await links.getByText('No IP recorded.').isVisible()).toBe(true);
     await links.getByRole('button', { name: 'Close' }).click();
     await expect.poll(() => links.isVisible()).toBe(false);
     expect(errors).toEqual([]);

@@ -3,7 +3,7 @@
 // ever one page (≤ 200), whatever the total; `invalidate` refetches the page once per burst.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
-import { api, base, type BulkSkip, type ClientPage, type ClientListRow, type InboundOption } from '../api';
+import { api, base, call, type BulkSkip, type ClientPage, type ClientListRow, type InboundOption } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { Dialog } from '../common';
@@ -49,6 +49,7 @@ export function Clients() {
   const [data, setData] = useState<ClientPage | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [adding, setAdding] = useState(false);
+  const [creatingMany, setCreatingMany] = useState(false);
   const [linksFor, setLinksFor] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [bulk, setBulk] = useState<null | 'adjust' | 'group' | 'reset' | 'delete'>(null);
@@ -184,6 +185,9 @@ export function Clients() {
         <h1 class="grow" style={{ margin: 0 }}>
           Clients
         </h1>
+        <button type="button" onClick={() => setCreatingMany(true)}>
+          Bulk create
+        </button>
         <button type="button" class="primary" onClick={() => setAdding(true)}>
           Add client
         </button>
@@ -431,6 +435,16 @@ export function Clients() {
           live.run();
         }}
       />
+      <AddClient
+        many
+        open={creatingMany}
+        onClose={() => setCreatingMany(false)}
+        onSaved={(r) => {
+          setCreatingMany(false);
+          if (r) setResult(r);
+          live.run();
+        }}
+      />
       <Links email={linksFor} onClose={() => setLinksFor(null)} />
       <EditClient
         email={editing}
@@ -559,13 +573,29 @@ function BulkMenu(props: { onPick: (k: 'adjust' | 'group' | 'reset' | 'delete') 
   );
 }
 
-function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => void }) {
+/** At most this many clients per bulkCreate request (the API's own limit is higher; this keeps progress visible). */
+const BULK_CHUNK = 1000;
+const BULK_MAX = 10_000;
+
+/**
+ * "Add client", or with `many` "Bulk create": N clients named prefix + number (zero-padded), the same inbounds,
+ * limits, group and comment; created in chunks with the progress shown, the result (counts and every skipped
+ * email with its reason) handed to the page's bulk result.
+ */
+function AddClient(props: {
+  open: boolean;
+  many?: boolean;
+  onClose: () => void;
+  onSaved: (result?: { text: string; skipped: BulkSkip[] }) => void;
+}) {
   const [inbounds, setInbounds] = useState<InboundOption[] | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState('');
   useEffect(() => {
     if (!props.open) return;
     setError('');
+    setProgress('');
     api.inboundOptions().then(setInbounds, (e) => setError(e.message));
   }, [props.open]);
 
@@ -579,37 +609,79 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
     }
     const gb = Number(f.get('gb') || 0);
     const days = Number(f.get('days') || 0);
-    const email = String(f.get('email')).trim();
+    const fields = {
+      enable: true,
+      totalGB: Math.round(gb * GB),
+      expiryTime: days > 0 ? Date.now() + days * DAY : 0,
+      group: String(f.get('group') ?? '').trim(),
+      comment: String(f.get('comment') ?? '').trim(),
+    };
     setBusy(true);
     setError('');
     try {
-      await api.addClient(
-        {
-          email,
-          enable: true,
-          totalGB: Math.round(gb * GB),
-          expiryTime: days > 0 ? Date.now() + days * DAY : 0,
-          group: String(f.get('group') ?? '').trim(),
-          comment: String(f.get('comment') ?? '').trim(),
-        },
-        ids,
-      );
-      announce(`Client ${email} added`);
-      props.onSaved();
+      if (!props.many) {
+        const email = String(f.get('email')).trim();
+        await api.addClient({ email, ...fields }, ids);
+        announce(`Client ${email} added`);
+        props.onSaved();
+        return;
+      }
+      const prefix = String(f.get('prefix') ?? '').trim();
+      const count = Number(f.get('count') || 0);
+      const first = Number(f.get('first') || 1);
+      if (!prefix) throw new Error('Prefix: required');
+      if (!Number.isInteger(count) || count < 1 || count > BULK_MAX) throw new Error(`Count: 1 to ${BULK_MAX}`);
+      const width = String(first + count - 1).length;
+      let created = 0;
+      const skipped: BulkSkip[] = [];
+      for (let at = 0; at < count; at += BULK_CHUNK) {
+        setProgress(`${at} of ${count}…`);
+        const items = [];
+        for (let i = at; i < Math.min(count, at + BULK_CHUNK); i++) {
+          items.push({
+            client: { email: `${prefix}${String(first + i).padStart(width, '0')}`, ...fields },
+            inboundIds: ids,
+          });
+        }
+        const r = await call<{ created: number; skipped: BulkSkip[] }>('POST', 'panel/api/clients/bulkCreate', items);
+        created += r.created;
+        skipped.push(...r.skipped);
+      }
+      const text = `${created} created, ${skipped.length} skipped`;
+      announce(text);
+      props.onSaved({ text, skipped });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
+      setProgress('');
     }
   };
 
   return (
-    <Dialog title="Add client" open={props.open} onClose={props.onClose}>
+    <Dialog title={props.many ? 'Bulk create' : 'Add client'} open={props.open} onClose={props.onClose}>
       <form class="stack" onSubmit={submit}>
-        <label>
-          Email
-          <input name="email" type="text" required autoFocus />
-        </label>
+        {props.many ? (
+          <div class="row">
+            <label class="grow">
+              Prefix
+              <input name="prefix" type="text" required autoFocus />
+            </label>
+            <label class="grow">
+              Count
+              <input name="count" type="number" min={1} max={BULK_MAX} step={1} required defaultValue="10" />
+            </label>
+            <label class="grow">
+              First number
+              <input name="first" type="number" min={0} step={1} defaultValue="1" />
+            </label>
+          </div>
+        ) : (
+          <label>
+            Email
+            <input name="email" type="text" required autoFocus />
+          </label>
+        )}
         <fieldset>
           <legend>Inbounds</legend>
           {inbounds === null ? (
@@ -618,7 +690,7 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
             <span class="muted">Add an inbound first.</span>
           ) : (
             inbounds.map((i) => (
-              <label class="inline" key={i.id} style={{ marginRight: '12px' }}>
+              <label class="inline" key={i.id} style={{ marginInlineEnd: '12px' }}>
                 <input type="checkbox" name="inbound" value={String(i.id)} />
                 {i.remark || `${i.protocol}:${i.port}`}
               </label>
@@ -645,6 +717,11 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
             <input name="comment" type="text" />
           </label>
         </div>
+        {progress && (
+          <p role="status" class="muted">
+            Creating {progress}
+          </p>
+        )}
         <div role="alert" class="alert">
           {error}
         </div>
@@ -653,7 +730,7 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
             Cancel
           </button>
           <button type="submit" class="primary" disabled={busy}>
-            Save
+            {props.many ? 'Create' : 'Save'}
           </button>
         </div>
       </form>
@@ -661,26 +738,57 @@ function AddClient(props: { open: boolean; onClose: () => void; onSaved: () => v
   );
 }
 
+const qrSvg = (url: string) => QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+
+/** The client's subscription URLs (the formats the panel serves), from the settings' URIs and its subId. */
+async function subscriptionUrls(email: string): Promise<{ label: string; url: string }[]> {
+  const [{ client }, s] = await Promise.all([
+    api.getClient(email),
+    call<Record<string, any>>('POST', 'panel/setting/defaultSettings'),
+  ]);
+  if (!s.subEnable || !client.subId) return [];
+  const join = (uri: string) => `${uri.replace(/\/?$/, '/')}${encodeURIComponent(client.subId)}`;
+  const out = [{ label: 'Subscription', url: join(s.subURI) }];
+  if (s.subJsonEnable) out.push({ label: 'JSON subscription', url: join(s.subJsonURI) });
+  if (s.subClashEnable) out.push({ label: 'Clash subscription', url: join(s.subClashURI) });
+  return out;
+}
+
 function Links(props: { email: string | null; onClose: () => void }) {
   const [links, setLinks] = useState<{ url: string; svg: string }[] | null>(null);
+  const [subs, setSubs] = useState<{ label: string; url: string; svg: string }[]>([]);
+  const [ips, setIps] = useState<string[] | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
     setLinks(null);
+    setSubs([]);
+    setIps(null);
     setError('');
     if (!props.email) return;
-    api.links(props.email).then(
-      async (urls) =>
-        setLinks(
-          await Promise.all(
-            urls.map(async (url) => ({
-              url,
-              svg: await QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }),
-            })),
-          ),
-        ),
+    const email = props.email;
+    api.links(email).then(
+      async (urls) => setLinks(await Promise.all(urls.map(async (url) => ({ url, svg: await qrSvg(url) })))),
+      (e) => setError(e.message),
+    );
+    subscriptionUrls(email).then(
+      async (list) => setSubs(await Promise.all(list.map(async (x) => ({ ...x, svg: await qrSvg(x.url) })))),
+      (e) => setError(e.message),
+    );
+    call<string[] | null>('POST', `panel/api/clients/ips/${encodeURIComponent(email)}`).then(
+      (list) => setIps(list ?? []),
       (e) => setError(e.message),
     );
   }, [props.email]);
+
+  const clearIps = async () => {
+    try {
+      await call('POST', `panel/api/clients/clearIps/${encodeURIComponent(props.email!)}`);
+      setIps([]);
+      announce(`IP log of ${props.email} cleared`);
+    } catch (err) {
+      announce(err instanceof Error ? err.message : String(err), true);
+    }
+  };
 
   const copy = async (url: string) => {
     try {
@@ -724,7 +832,49 @@ function Links(props: { email: string | null; onClose: () => void }) {
           ))}
         </ul>
       )}
+      {subs.length > 0 && (
+        <>
+          <h3>Subscription</h3>
+          <ul class="links">
+            {subs.map((x) => (
+              <li key={x.url}>
+                <div
+                  class="qr"
+                  role="img"
+                  aria-label={`${x.label} QR code`}
+                  data-link={x.url}
+                  dangerouslySetInnerHTML={{ __html: x.svg }}
+                />
+                <div>
+                  <p class="muted">{x.label}</p>
+                  <p class="link-text">{x.url}</p>
+                  <button type="button" aria-label={`Copy ${x.label.toLowerCase()} URL`} onClick={() => copy(x.url)}>
+                    Copy
+                  </button>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h3>IP log</h3>
+      {ips === null ? (
+        <p class="muted">Loading…</p>
+      ) : ips.length === 0 ? (
+        <p class="muted">No IP recorded.</p>
+      ) : (
+        <ul aria-label="IP log" class="ip-log">
+          {ips.map((ip) => (
+            <li key={ip}>{ip}</li>
+          ))}
+        </ul>
+      )}
       <div class="actions">
+        {ips !== null && ips.length > 0 && (
+          <button type="button" onClick={clearIps}>
+            Clear IP log
+          </button>
+        )}
         <button type="button" onClick={props.onClose}>
           Close
         </button>
