@@ -16,6 +16,9 @@ export interface HostReading {
   /** Cumulative bytes since boot over every interface but loopback. */
   net: { sent: number; recv: number };
   tcpCount: number;
+  udpCount: number;
+  /** Seconds since the host booted. */
+  uptime: number;
   load: { load1: number; load5: number; load15: number };
 }
 
@@ -53,6 +56,8 @@ export const noHost: HostMetrics = {
       disk: { ...zero },
       net: { sent: 0, recv: 0 },
       tcpCount: 0,
+      udpCount: 0,
+      uptime: 0,
       load: { load1: 0, load5: 0, load15: 0 },
     };
   },

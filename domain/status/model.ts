@@ -21,6 +21,13 @@ export interface StatusSnapshot {
   load: { load1: number; load5: number; load15: number };
   /** v-prefixed, e.g. "v0.1.0". */
   panelVersion: string;
+  // Beyond the spec's fields (the reference panel's status has them too): the UI's overview shows them.
+  udpCount: number;
+  /** Bytes since boot over every interface but loopback. */
+  netTraffic: { sent: number; recv: number };
+  /** Seconds since the host booted / since this panel process started. */
+  uptime: number;
+  panelUptime: number;
 }
 
 /** One history point: `t` Unix seconds (bucket start), `v` the mean of the samples in the bucket. */
@@ -51,6 +58,10 @@ export function emptySnapshot(panelVersion: string): StatusSnapshot {
     netIO: { up: 0, down: 0 },
     core: { state: 'stopped', version: '' },
     tcpCount: 0,
+    udpCount: 0,
+    netTraffic: { sent: 0, recv: 0 },
+    uptime: 0,
+    panelUptime: 0,
     load: { load1: 0, load5: 0, load15: 0 },
     panelVersion: vPrefixed(panelVersion),
   };

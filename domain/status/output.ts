@@ -14,6 +14,12 @@ export const statusObj = z.object({
   tcpCount: z.number(),
   load: z.object({ load1: z.number(), load5: z.number(), load15: z.number() }),
   panelVersion: z.string(),
+  udpCount: z.number(),
+  netTraffic: z
+    .object({ sent: z.number(), recv: z.number() })
+    .meta({ description: 'Bytes since boot, loopback excluded' }),
+  uptime: z.number().meta({ description: 'Seconds since the host booted' }),
+  panelUptime: z.number().meta({ description: 'Seconds since the panel process started' }),
 });
 
 /** `{t, v}` samples: t the bucket start (Unix seconds), v the mean of its samples. */

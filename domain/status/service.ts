@@ -61,9 +61,12 @@ export class StatusService {
   private running = false;
   private inFlight: Promise<unknown> | null = null;
   private loaded = false;
+  /** When this service (the panel process) started, for panelUptime. */
+  private readonly startedAt: number;
 
   constructor(private deps: StatusDeps) {
     this.snap = emptySnapshot(deps.panelVersion);
+    this.startedAt = deps.clock.now();
   }
 
   private nowS(): number {
@@ -134,6 +137,10 @@ export class StatusService {
       tcpCount: r.tcpCount,
       load: { ...r.load },
       panelVersion: vPrefixed(deps.panelVersion),
+      udpCount: r.udpCount,
+      netTraffic: { ...r.net },
+      uptime: r.uptime,
+      panelUptime: Math.floor((at - this.startedAt) / 1000),
     };
     let online = 0;
     try {

@@ -2,7 +2,7 @@
 import { statfs } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { HostMetrics, HostReading } from '../../domain/ports/host.js';
-import { readCpuTimes, readLoadAvg, readMemInfo, readNetDev, readTcpCount } from './proc.js';
+import { readCpuTimes, readLoadAvg, readMemInfo, readNetDev, readTcpCount, readUdpCount, readUptime } from './proc.js';
 
 /** Disk usage of the file system holding `path`: used = (blocks - free blocks) × block size. */
 export async function readDisk(path = '/'): Promise<{ current: number; total: number }> {
@@ -28,11 +28,13 @@ export function createProcHost(opts: ProcHostOptions = {}): HostMetrics {
   const diskPath = opts.diskPath ?? '/';
   return {
     async read(): Promise<HostReading> {
-      const [cpu, memInfo, net, tcpCount, load, disk] = await Promise.all([
+      const [cpu, memInfo, net, tcpCount, udpCount, uptime, load, disk] = await Promise.all([
         readCpuTimes(procDir),
         readMemInfo(procDir),
         readNetDev(procDir),
         readTcpCount(procDir),
+        readUdpCount(procDir),
+        readUptime(procDir),
         readLoadAvg(procDir),
         readDisk(diskPath),
       ]);
@@ -44,6 +46,8 @@ export function createProcHost(opts: ProcHostOptions = {}): HostMetrics {
         disk,
         net,
         tcpCount,
+        udpCount,
+        uptime,
         load: load ?? { load1: l1 ?? 0, load5: l5 ?? 0, load15: l15 ?? 0 },
       };
     },

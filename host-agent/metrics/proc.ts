@@ -96,6 +96,21 @@ export async function readTcpCount(procDir = '/proc'): Promise<number> {
   return rows(t4) + rows(t6);
 }
 
+/** UDP sockets in use, IPv4 and IPv6 (`UDP: inuse N`, `UDP6: inuse N` of /proc/net/sockstat{,6}). */
+export async function readUdpCount(procDir = '/proc'): Promise<number> {
+  const [v4, v6] = await Promise.all([text(procDir, 'net/sockstat'), text(procDir, 'net/sockstat6')]);
+  const inuse = (s: string | null, label: string) =>
+    Number((s && new RegExp(`^${label}:.*?\\binuse\\s+(\\d+)`, 'm').exec(s)?.[1]) ?? 0);
+  return inuse(v4, 'UDP') + inuse(v6, 'UDP6');
+}
+
+/** Seconds since the host booted (/proc/uptime); 0 when unreadable. */
+export async function readUptime(procDir = '/proc'): Promise<number> {
+  const s = await text(procDir, 'uptime');
+  const v = s ? Number.parseFloat(s) : NaN;
+  return Number.isFinite(v) ? Math.floor(v) : 0;
+}
+
 /** /proc/loadavg; null when unreadable (the caller falls back to os.loadavg()). */
 export async function readLoadAvg(procDir = '/proc'): Promise<{ load1: number; load5: number; load15: number } | null> {
   const s = await text(procDir, 'loadavg');

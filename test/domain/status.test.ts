@@ -149,6 +149,8 @@ describe('status sampler', () => {
       mem: { current: 2 * 2 ** 30, total: 8 * 2 ** 30 },
       net: { sent: 1_000_000, recv: 5_000_000 },
       tcpCount: 42,
+      udpCount: 7,
+      uptime: 1000,
       load: { load1: 1.5, load5: 1, load15: 0.5 },
     });
     const first = await s.status.tick();
@@ -168,6 +170,10 @@ describe('status sampler', () => {
       tcpCount: 42,
       load: { load1: 1.5, load5: 1, load15: 0.5 },
       panelVersion: 'v1.2.3',
+      udpCount: 7,
+      netTraffic: { sent: 1_004_000, recv: 5_010_000 },
+      uptime: 1000,
+      panelUptime: 2,
     });
     expect(s.events.of('status.sampled')).toHaveLength(2);
     expect(s.events.of('status.sampled')[1]).toEqual(snap);

@@ -41,6 +41,10 @@ describe.each(testDatabases())('server status API on $name', (db) => {
         tcpCount: 0,
         load: { load1: 0, load5: 0, load15: 0 },
         panelVersion: 'v0.1.0',
+        udpCount: 0,
+        netTraffic: { sent: 0, recv: 0 },
+        uptime: 0,
+        panelUptime: 0,
       },
     });
   });
@@ -53,6 +57,8 @@ describe.each(testDatabases())('server status API on $name', (db) => {
       disk: { current: 5_000, total: 20_000 },
       net: { sent: 100, recv: 200 },
       tcpCount: 9,
+      udpCount: 4,
+      uptime: 86_400,
       load: { load1: 0.5, load5: 0.25, load15: 0.125 },
     });
     await t.services.status.tick();
@@ -73,6 +79,10 @@ describe.each(testDatabases())('server status API on $name', (db) => {
       tcpCount: 9,
       load: { load1: 0.5, load5: 0.25, load15: 0.125 },
       panelVersion: 'v0.1.0',
+      udpCount: 4,
+      netTraffic: { sent: 2100, recv: 6200 },
+      uptime: 86_400,
+      panelUptime: expect.any(Number),
     });
   });
 

@@ -60,12 +60,20 @@ describe('/proc readers against fixtures', () => {
     expect(await readDisk('/does/not/exist')).toEqual({ current: 0, total: 0 });
   });
 
+  it('reads uptime and UDP sockets, and zero where the files are missing', async () => {
+    const r = await createProcHost({ procDir: MISSING, diskPath: tmpdir() }).read();
+    expect(r.uptime).toBe(0);
+    expect(r.udpCount).toBe(0);
+  });
+
   it('assembles one reading from the fixture /proc (disk from statfs, load from the file)', async () => {
     const r = await createProcHost({ procDir: FULL, diskPath: tmpdir() }).read();
     expect(r.cpu).toEqual({ total: 95500, idle: 81500 });
     expect(r.mem.total).toBe(8_000_000 * KB);
     expect(r.net).toEqual({ recv: 1_005_000, sent: 203_000 });
     expect(r.tcpCount).toBe(15);
+    expect(r.udpCount).toBe(5);
+    expect(r.uptime).toBe(12345);
     expect(r.load).toEqual({ load1: 1.5, load5: 0.75, load15: 0.25 });
     expect(r.disk.total).toBeGreaterThan(0);
     expect(r.disk.current).toBeGreaterThan(0);

@@ -16,6 +16,8 @@ export function hostReading(over: Partial<HostReading> = {}): HostReading {
     disk: { current: 0, total: 0 },
     net: { sent: 0, recv: 0 },
     tcpCount: 0,
+    udpCount: 0,
+    uptime: 0,
     load: { load1: 0, load5: 0, load15: 0 },
     ...over,
   };

@@ -131,3 +131,16 @@ export function relative(ms: number, now = Date.now()): string {
   if (abs < 86_400_000) return rtf.format(Math.round(d / 3_600_000), 'hour');
   return rtf.format(Math.round(d / 86_400_000), 'day');
 }
+
+/** A duration in the largest two units ("3 d 4 h", "5 min"), unit names in the language. */
+export function duration(seconds: number): string {
+  const parts: [number, 'day' | 'hour' | 'minute'][] = [
+    [Math.floor(seconds / 86_400), 'day'],
+    [Math.floor((seconds % 86_400) / 3600), 'hour'],
+    [Math.floor((seconds % 3600) / 60), 'minute'],
+  ];
+  const shown = parts.filter(([n]) => n > 0).slice(0, 2);
+  const unit = (n: number, u: string) =>
+    cached(`u${u}`, () => new Intl.NumberFormat(locale(), { style: 'unit', unit: u, unitDisplay: 'short' })).format(n);
+  return shown.length ? shown.map(([n, u]) => unit(n, u)).join(' ') : unit(0, 'minute');
+}

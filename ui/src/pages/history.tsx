@@ -75,8 +75,9 @@ function Chart(props: { title: string; labels: string[]; data: uPlot.AlignedData
     }
   }, [props.data]);
   return (
-    <section class="card chart" aria-labelledby={`h-${props.title}`}>
-      <h2 id={`h-${props.title}`}>{props.title}</h2>
+    // An id with a space would label the chart by two ids ("h-Network" is the Network card's heading).
+    <section class="card chart" aria-labelledby={`chart-${slug(props.title)}`}>
+      <h2 id={`chart-${slug(props.title)}`}>{props.title}</h2>
       <div ref={box} role="img" aria-label={`${props.title} chart (${props.data[0].length} points)`} />
     </section>
   );
@@ -101,6 +102,8 @@ function align(series: { t: number; v: number }[][]): uPlot.AlignedData {
     }),
   ] as uPlot.AlignedData;
 }
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
 export function History() {
   const [bucket, setBucket] = useState(30);

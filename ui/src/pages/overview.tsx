@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type StatusSnapshot } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { bytes } from '../i18n';
+import { bytes, duration, num } from '../i18n';
+import { call } from '../api';
 import type { ComponentType } from 'preact';
 
 const pct = (u: { current: number; total: number }) => (u.total ? (u.current / u.total) * 100 : 0);
@@ -19,6 +20,76 @@ function Usage({ title, u }: { title: string; u: { current: number; total: numbe
       <div class="bar" aria-hidden="true">
         <span style={{ width: `${pct(u)}%` }} />
       </div>
+    </section>
+  );
+}
+
+interface CoreMetricsState {
+  enabled: boolean;
+  listen?: string;
+  reason?: string;
+  values: Record<string, number> | null;
+}
+interface ObservatoryEntry {
+  tag: string;
+  alive: boolean;
+  delay: number;
+}
+/** Core metrics and observatory are read again on live status messages, at most this often. */
+const CORE_METRICS_EVERY_MS = 30_000;
+
+/** The core's own metrics (memory, GC) and its observatory's outbound probes, when the core config enables them. */
+function CoreMetrics() {
+  const [m, setM] = useState<CoreMetricsState | null>(null);
+  const [obs, setObs] = useState<ObservatoryEntry[]>([]);
+  useEffect(() => {
+    let last = 0;
+    const load = () => {
+      last = Date.now();
+      call<CoreMetricsState>('GET', 'panel/api/server/coreMetricsState').then(setM, () => undefined);
+      call<ObservatoryEntry[]>('GET', 'panel/api/server/coreObservatory').then(setObs, () => undefined);
+    };
+    load();
+    const off = onLive((msg) => {
+      if (msg.type === 'status' && !document.hidden && Date.now() - last >= CORE_METRICS_EVERY_MS) load();
+    });
+    const offRe = onReconnect(load);
+    return () => {
+      off();
+      offRe();
+    };
+  }, []);
+  if (!m) return null;
+  return (
+    <section class="card" aria-labelledby="h-core-metrics">
+      <h2 id="h-core-metrics">Core metrics</h2>
+      {m.enabled && m.values ? (
+        <dl class="facts">
+          <dt>Allocated</dt>
+          <dd>{bytes(m.values.coreAlloc ?? 0)}</dd>
+          <dt>From the system</dt>
+          <dd>{bytes(m.values.coreSys ?? 0)}</dd>
+          <dt>Heap objects</dt>
+          <dd>{num(m.values.coreHeapObjects ?? 0)}</dd>
+          <dt>GC runs</dt>
+          <dd>{num(m.values.coreNumGC ?? 0)}</dd>
+        </dl>
+      ) : (
+        <p class="muted">Not available{m.reason ? `: ${m.reason}` : ' (the core config has no metrics section)'}</p>
+      )}
+      {obs.length > 0 && (
+        <>
+          <h3>Observatory</h3>
+          <ul class="plain">
+            {obs.map((o) => (
+              <li key={o.tag}>
+                <span class={`dot ${o.alive ? 'on' : ''}`} aria-hidden="true" />
+                {o.tag}: {o.alive ? `${num(o.delay)} ms` : 'down'}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </section>
   );
 }
@@ -110,12 +181,20 @@ export function Overview() {
             <h2 id="h-Network">Network</h2>
             <div class="big">↑ {bytes(s.netIO.up)}/s</div>
             <div class="big">↓ {bytes(s.netIO.down)}/s</div>
-            <div class="muted">TCP connections: {s.tcpCount}</div>
+            <div class="muted">
+              Total ↑ {bytes(s.netTraffic?.sent ?? 0)} ↓ {bytes(s.netTraffic?.recv ?? 0)}
+            </div>
+            <div class="muted">
+              TCP connections: {num(s.tcpCount)} · UDP: {num(s.udpCount ?? 0)}
+            </div>
           </section>
           <section class="card" aria-labelledby="h-Panel">
             <h2 id="h-Panel">Panel</h2>
             <div>{s.panelVersion}</div>
+            <div class="muted">Panel uptime: {duration(s.panelUptime ?? 0)}</div>
+            <div class="muted">System uptime: {duration(s.uptime ?? 0)}</div>
           </section>
+          <CoreMetrics />
         </div>
       ) : (
         <p class="muted">Loading…</p>
