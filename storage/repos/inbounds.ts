@@ -269,20 +269,10 @@ const SPLIT_MIN = 2000;
 const ID_SPAN = 2 ** 31;
 
 /**
- * PostgreSQL side of `attachedJson`. Where the time went (20,000 clients, two statements of ~100 ms each): sorting
- * the wide joined rows (spilled to disk at the default work_mem), building every shared string twice, and JIT /
- * Memoize overhead once the tables have statistics. Now: the inbound's client ids are sorted (4-byte values) and
- * each client is looked up by primary key in a LATERAL subquery (its traffic row by email), so rows arrive in client
- * id order without a wide sort and string_agg keeps that order; the values the two arrays share are converted once
- * per row (`to_json` for strings); each object is one `||` chain with the constant text (labels, literals, the
- * boolean's label and value) merged into as few pieces as possible. Large inbounds are split at the median client
- * id into two halves built at once on two pooled connections (both cores), each half giving both arrays from the
- * same rows; the halves are read committed like any two statements, so a client changed meanwhile can show in its
- * new state in one half only (each client's entry and stat stay consistent). Each statement runs with JIT and
- * Memoize off (SET LOCAL through set_config, in a short transaction; not inside a caller's transaction, where it
- * would outlive the statement): with statistics the plan's cost crosses jit_above_cost, and the planner adds a
- * Memoize node that never hits (ids are unique); on an analyzed copy of the 100k benchmark database the two cost
- * ~20% more CPU.
+ * PostgreSQL side of `attachedJson`: clients looked up by primary key in client id order (no wide sort), each
+ * object one `||` chain, and a large inbound split at its median client id into two halves built at once on two
+ * pooled connections; a client changed meanwhile can show in its new state in one half only (its entry and its stat
+ * always agree). Why and what was measured: docs/clients-and-inbounds.md (inbounds/get).
  */
 async function pgAttachedJson(
   c: Conn,
@@ -360,7 +350,7 @@ function joinHalves(halves: Half[], withClients: boolean): AttachedJson {
  * over a subquery in client id order, which the (inbound_id, client_id) index gives without a sort (ORDER BY
  * ci.client_id, not cl.id: the planner only knows the index order for the column it holds). A large inbound is split
  * at its median client id: one half runs on the aside connection's worker thread while the main thread runs the
- * other (20,000 clients: ~60 ms instead of ~110, and the event loop is held for one half only). Each half gives both
+ * other (docs/decisions/0004-sqlite-read-aside-worker.md). Each half gives both
  * arrays from the same rows; the two are separate reads, so a client changed meanwhile can show in its new state in
  * one half only (each client's entry and stat stay consistent), as on PostgreSQL.
  */

@@ -92,8 +92,7 @@ export const inbounds = pgTable(
 /**
  * A client (user). One row per client whatever the number of inbounds it is attached to.
  * PostgreSQL only: `fillfactor = 50` (hand-added to migration 0005) and no index on `group_name`, so that a group
- * rename or delete, which rewrites every client of the group, is a HOT update: each new row version stays on its
- * page and no index gets an entry (50,000 clients: ~200 ms instead of ~900 ms here). Group reads scan the table.
+ * rename or delete is a HOT update (docs/decisions/0003-postgresql-hot-updates-and-email-hash-index.md).
  */
 export const clients = pgTable(
   'clients',
@@ -159,9 +158,8 @@ export const clientTraffics = pgTable(
     lastOnline: num('last_online').notNull().default(0),
   },
   (t) => [
-    // PostgreSQL only: inbounds/get joins every client of an inbound to its counters by email. The primary key's
-    // btree compares emails with the database collation (strcoll), ~60 of ~100 ms for 20,000 clients; a hash probe
-    // needs one hash and one equality check, ~30 ms less. SQLite compares bytes (BINARY) and needs no twin.
+    // PostgreSQL only: the btree compares emails by collation, a hash probe does not (the join of inbounds/get;
+    // docs/decisions/0003-postgresql-hot-updates-and-email-hash-index.md). SQLite compares bytes and needs no twin.
     index('client_traffics_email_hash_idx').using('hash', t.email),
   ],
 );
