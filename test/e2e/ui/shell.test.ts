@@ -148,7 +148,9 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     // Uptimes, totals and UDP sockets from the status snapshot; the core metrics card says why it has none here.
     const panelCard = page.getByRole('region', { name: 'Panel', exact: true });
     await expect.poll(() => panelCard.textContent()).toMatch(/Panel uptime: .*System uptime: \d/);
-    expect(await page.getByRole('region', { name: 'Network', exact: true }).textContent()).toMatch(/Total ↑ .* UDP: \d/);
+    expect(await page.getByRole('region', { name: 'Network', exact: true }).textContent()).toMatch(
+      /Total ↑ .* UDP: \d/,
+    );
     const coreMetrics = page.getByRole('region', { name: 'Core metrics' });
     await expect.poll(() => coreMetrics.textContent()).toMatch(/Not available/);
     expect(requests.filter((u) => /\/panel\/api\/server\/history\/\w+\/30$/.test(u)).length).toBe(8);
