@@ -122,10 +122,15 @@ describe('WebSocket push channel (real server, ws clients)', () => {
       'load',
       'mem',
       'netIO',
+      'netTraffic',
+      'panelUptime',
       'panelVersion',
       'swap',
       'tcpCount',
+      'udpCount',
+      'uptime',
     ]);
+    expect(status.data.uptime).toBeGreaterThan(0); // read from this machine's /proc/uptime
     expect(status.data.panelVersion).toBe(`v${panelVersion()}`);
     expect(status.data.mem.total).toBeGreaterThan(0);
     expect(status.data.core.state).not.toBe('running'); // no core binary here

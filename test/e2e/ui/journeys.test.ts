@@ -244,6 +244,22 @@ describe.skipIf(missing || !bin)('browser UI journeys with the core', () => {
       .poll(() => page.getByRole('row').filter({ hasText: 'alice@example.com' }).textContent())
       .toContain('team-a');
 
+    // The advanced part: a new UUID from the server's generator, a delayed start, a reverse tag.
+    await page.getByRole('button', { name: 'Edit alice@example.com' }).click();
+    await dialog.getByText('Advanced').click();
+    const uuid = dialog.getByRole('textbox', { name: 'UUID' });
+    const oldUuid = await uuid.inputValue();
+    await dialog.getByRole('button', { name: 'Generate UUID' }).click();
+    await expect.poll(() => uuid.inputValue()).not.toBe(oldUuid);
+    const newUuid = await uuid.inputValue();
+    expect(newUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await dialog.getByRole('spinbutton', { name: /^Start on first use/ }).fill('30');
+    await dialog.getByRole('textbox', { name: /^Reverse tag/ }).fill('r-alice');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    const advanced = (await panel.api('GET', '/panel/api/clients/get/alice%40example.com')).obj.client;
+    expect(advanced).toMatchObject({ uuid: newUuid, expiryTime: -30 * 86_400_000, reverse: { tag: 'r-alice' } });
+
     const up = await panel.api('POST', '/panel/api/clients/updateTraffic/alice%40example.com', {
       upload: 1000,
       download: 2000,

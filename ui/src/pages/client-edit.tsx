@@ -1,13 +1,14 @@
-// Edit one client: the simple part (email, enabled, limit, expiry, group, comment) and an advanced part (uuid,
-// password, flow, subId, IP limit, auto-renew). The update replaces the record, so every other stored field is
+// Edit one client: the simple part (email, enabled, limit, expiry, group, comment) and an advanced part (uuid with
+// the server's generator, password, flow, subId, IP limit, delayed start, auto-renew, reverse tag). The update replaces the record, so every other stored field is
 // sent back as read. Reset traffic and delete (optionally keeping the traffic row) live here too.
-import { useEffect, useState } from 'preact/hooks';
-import { api, type ClientDetail } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, call, type ClientDetail } from '../api';
 import { announce } from '../announce';
 import { Dialog } from '../common';
 import { bytes } from '../i18n';
 
 const GB = 1024 ** 3;
+const DAY = 86_400_000;
 const dateInput = (ms: number) =>
   ms > 0 ? new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 10) : '';
 
@@ -16,6 +17,14 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const uuidInput = useRef<HTMLInputElement>(null);
+  const newUuid = async () => {
+    try {
+      uuidInput.current!.value = await call<string>('GET', 'panel/api/server/getNewUUID');
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
 
   useEffect(() => {
     setC(null);
@@ -48,7 +57,9 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
     const f = new FormData(e.target as HTMLFormElement);
     const get = (k: string) => String(f.get(k) ?? '').trim();
     const expiry = get('expiry');
-    const keepDelayed = c.expiryTime < 0 && !expiry;
+    // A delayed start is a negative expiryTime: the days count from the client's first use.
+    const delayDays = Number(get('delayDays') || 0);
+    const reverseTag = get('reverse');
     const body = {
       email: get('email'),
       subId: get('subId'),
@@ -58,13 +69,13 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
       flow: get('flow'),
       security: c.security,
       totalGB: Math.round(Number(get('gb') || 0) * GB),
-      expiryTime: keepDelayed ? c.expiryTime : expiry ? new Date(`${expiry}T23:59:59`).getTime() : 0,
+      expiryTime: delayDays > 0 ? -Math.round(delayDays * DAY) : expiry ? new Date(`${expiry}T23:59:59`).getTime() : 0,
       enable: f.get('enable') === 'on',
       limitIp: Number(get('limitIp') || 0),
       tgId: c.tgId,
       comment: get('comment'),
       group: get('group'),
-      reverse: c.reverse,
+      reverse: reverseTag ? { tag: reverseTag } : null,
       reset: Number(get('reset') || 0),
     };
     void act(() => api.updateClient(props.email!, body), `Client ${body.email} saved`);
@@ -102,7 +113,7 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
           </div>
           {c.expiryTime < 0 && (
             <p class="muted" style={{ margin: 0 }}>
-              Starts on first use: {-c.expiryTime / 86_400_000} days.
+              Starts on first use: {-c.expiryTime / DAY} days.
             </p>
           )}
           <p class="muted" style={{ margin: 0 }}>
@@ -121,10 +132,15 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
           <details>
             <summary>Advanced</summary>
             <div class="stack" style={{ marginTop: '8px' }}>
-              <label>
-                UUID
-                <input name="uuid" type="text" defaultValue={c.uuid} />
-              </label>
+              <div class="row">
+                <label class="grow">
+                  UUID
+                  <input ref={uuidInput} name="uuid" type="text" defaultValue={c.uuid} />
+                </label>
+                <button type="button" style={{ alignSelf: 'end' }} onClick={newUuid}>
+                  Generate UUID
+                </button>
+              </div>
               <label>
                 Password
                 <input name="password" type="text" defaultValue={c.password} />
@@ -151,6 +167,22 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
                 <label class="grow">
                   Auto-renew days (0 = off)
                   <input name="reset" type="number" min={0} step={1} defaultValue={String(c.reset)} />
+                </label>
+              </div>
+              <div class="row">
+                <label class="grow">
+                  Start on first use: days (0 = off; replaces the expiry date)
+                  <input
+                    name="delayDays"
+                    type="number"
+                    min={0}
+                    step={1}
+                    defaultValue={String(c.expiryTime < 0 ? -c.expiryTime / DAY : 0)}
+                  />
+                </label>
+                <label class="grow">
+                  Reverse tag (empty = none)
+                  <input name="reverse" type="text" defaultValue={c.reverse?.tag ?? ''} />
                 </label>
               </div>
             </div>
