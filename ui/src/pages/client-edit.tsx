@@ -1,6 +1,7 @@
 // Edit one client: the simple part (email, enabled, limit, expiry, group, comment) and an advanced part (uuid with
-// the server's generator, password, flow, subId, IP limit, delayed start, auto-renew, reverse tag). The update replaces the record, so every other stored field is
-// sent back as read. Reset traffic and delete (optionally keeping the traffic row) live here too.
+// the server's generator, password, flow, subId, IP limit, delayed start, auto-renew, reverse tag). The update
+// replaces the record, so every other stored field is sent back as read. Reset traffic and delete (optionally
+// keeping the traffic row) live here too.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, call, type ClientDetail } from '../api';
 import { announce } from '../announce';
