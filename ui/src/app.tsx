@@ -12,6 +12,10 @@ import { Overview } from './pages/overview';
 import { Inbounds } from './pages/inbounds';
 import { Clients } from './pages/clients';
 import { Groups } from './pages/groups';
+import { Nodes } from './pages/nodes';
+import { CoreConfig } from './pages/core-config';
+import { Settings } from './pages/settings';
+import { Logs } from './pages/logs';
 import { announce, Announcements } from './announce';
 import './styles.css';
 
@@ -32,13 +36,8 @@ const navName = (page: string) => {
 
 const pageOf = () => location.pathname.slice(`${base}panel/`.length).replace(/\/$/, '');
 
-function NotYet({ title }: { title: string }) {
-  return (
-    <>
-      <h1>{title}</h1>
-      <p class="muted">{t('notYet')}</p>
-    </>
-  );
+function NotFound() {
+  return <h1>{t('notFound')}</h1>;
 }
 
 function Page({ page }: { page: string }) {
@@ -51,8 +50,16 @@ function Page({ page }: { page: string }) {
       return <Clients />;
     case 'groups':
       return <Groups />;
+    case 'nodes':
+      return <Nodes />;
+    case 'core-config':
+      return <CoreConfig />;
+    case 'settings':
+      return <Settings />;
+    case 'logs':
+      return <Logs />;
     default:
-      return <NotYet title={navName(page)} />;
+      return <NotFound />;
   }
 }
 

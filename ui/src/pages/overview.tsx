@@ -6,6 +6,7 @@ import { announce } from '../announce';
 import { bytes, duration, num } from '../i18n';
 import { call } from '../api';
 import type { ComponentType } from 'preact';
+import { Backup } from './backup';
 
 const pct = (u: { current: number; total: number }) => (u.total ? (u.current / u.total) * 100 : 0);
 
@@ -199,6 +200,7 @@ export function Overview() {
       ) : (
         <p class="muted">Loading…</p>
       )}
+      <Backup />
       {Charts && <Charts />}
     </>
   );

@@ -1,0 +1,11 @@
+// Not built yet: the page's own module, so its work lands here without touching the shell.
+import { t } from '../shell.i18n';
+
+export function Nodes() {
+  return (
+    <>
+      <h1>{t('nodes')}</h1>
+      <p class="muted">{t('notYet')}</p>
+    </>
+  );
+}
