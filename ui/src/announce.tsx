@@ -1,6 +1,7 @@
 // The live region every action reports to (success → role=status, failure → role=alert).
 import { useEffect, useState } from 'preact/hooks';
 import { onLive } from './live';
+import { t } from './shell.i18n';
 
 interface Note {
   id: number;
@@ -34,7 +35,7 @@ export function Announcements() {
   }, []);
   return (
     <div class="toast">
-      <div role="status" aria-live="polite" aria-label="Notifications">
+      <div role="status" aria-live="polite" aria-label={t('notifications')}>
         {notes
           .filter((n) => !n.error)
           .map((n) => (
@@ -43,7 +44,7 @@ export function Announcements() {
             </p>
           ))}
       </div>
-      <div role="alert" aria-label="Errors" class="error">
+      <div role="alert" aria-label={t('errors')} class="error">
         {notes
           .filter((n) => n.error)
           .map((n) => (

@@ -1,6 +1,6 @@
 // Small shared pieces: the language picker, dialogs on the native <dialog> (focus trap, Esc).
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { LANGS, lang, setLang, type Lang } from './i18n';
 
 /** The combobox "Language" (on every app page and the login page): the choice is kept in this browser. */
@@ -28,6 +28,8 @@ export function Dialog(props: {
   wide?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Not derived from the title: a translated title may have no Latin letters to make an id from.
+  const id = `dlg-${useId()}`;
   useEffect(() => {
     const d = ref.current!;
     if (props.open && !d.open) d.showModal();
@@ -36,18 +38,16 @@ export function Dialog(props: {
   return (
     <dialog
       ref={ref}
-      aria-labelledby={`dlg-${slug(props.title)}`}
+      aria-labelledby={id}
       onClose={props.onClose}
       style={props.wide ? { width: 'min(760px, calc(100vw - 24px))' } : undefined}
     >
       {props.open && (
         <>
-          <h2 id={`dlg-${slug(props.title)}`}>{props.title}</h2>
+          <h2 id={id}>{props.title}</h2>
           {props.children}
         </>
       )}
     </dialog>
   );
 }
-
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-');

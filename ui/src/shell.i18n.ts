@@ -15,6 +15,8 @@ export const t = messages({
     logOut: 'Log out',
     notFound: 'Not found',
     notYet: 'This page is not part of the UI yet; the API serves everything it will show.',
+    notifications: 'Notifications',
+    errors: 'Errors',
   },
   ru: {
     brand: 'Панель',
@@ -30,6 +32,8 @@ export const t = messages({
     logOut: 'Выйти',
     notFound: 'Не найдено',
     notYet: 'Этой страницы пока нет в интерфейсе; всё, что она покажет, уже доступно через API.',
+    notifications: 'Уведомления',
+    errors: 'Ошибки',
   },
   fa: {
     brand: 'پنل',
@@ -45,6 +49,8 @@ export const t = messages({
     logOut: 'خروج',
     notFound: 'پیدا نشد',
     notYet: 'این صفحه هنوز در رابط کاربری نیست؛ هر آنچه نشان خواهد داد از طریق API در دسترس است.',
+    notifications: 'اعلان‌ها',
+    errors: 'خطاها',
   },
   zh: {
     brand: '面板',
@@ -60,5 +66,7 @@ export const t = messages({
     logOut: '退出登录',
     notFound: '未找到',
     notYet: '此页面尚未加入界面；它将显示的所有内容都可通过 API 获取。',
+    notifications: '通知',
+    errors: '错误',
   },
 });

@@ -98,6 +98,13 @@ function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.Relativ
 export const num = (n: number, maxFraction = 0): string =>
   cached(`n${maxFraction}`, () => new Intl.NumberFormat(locale(), { maximumFractionDigits: maxFraction })).format(n);
 
+/** A percentage given as 0–100 ("12.5%", "۱۲٫۵٪"). */
+export const percent = (n: number, maxFraction = 1): string =>
+  cached(
+    `p${maxFraction}`,
+    () => new Intl.NumberFormat(locale(), { style: 'percent', maximumFractionDigits: maxFraction }),
+  ).format(n / 100);
+
 const BYTE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte', 'petabyte'] as const;
 /** Binary multiples (1 KB = 1024 B, as the API counts), labelled in the language. */
 export function bytes(n: number): string {

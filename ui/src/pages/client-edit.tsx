@@ -7,6 +7,7 @@ import { api, call, type ClientDetail } from '../api';
 import { announce } from '../announce';
 import { Dialog } from '../common';
 import { bytes } from '../i18n';
+import { t } from './client-edit.i18n';
 
 const GB = 1024 ** 3;
 const DAY = 86_400_000;
@@ -79,10 +80,10 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
       reverse: reverseTag ? { tag: reverseTag } : null,
       reset: Number(get('reset') || 0),
     };
-    void act(() => api.updateClient(props.email!, body), `Client ${body.email} saved`);
+    void act(() => api.updateClient(props.email!, body), t('saved', { email: body.email }));
   };
 
-  const title = `Edit ${props.email ?? ''}`;
+  const title = t('editEmail', { email: props.email ?? '' });
   return (
     <Dialog title={title} open={props.email !== null} onClose={props.onClose}>
       {c === null ? (
@@ -91,88 +92,88 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
             {error}
           </div>
         ) : (
-          <p class="muted">Loading…</p>
+          <p class="muted">{t('loading')}</p>
         )
       ) : (
         <form class="stack" onSubmit={submit}>
           <label>
-            Email
+            {t('email')}
             <input name="email" type="text" required defaultValue={c.email} />
           </label>
           <label class="inline">
-            <input name="enable" type="checkbox" defaultChecked={c.enable} /> Enabled
+            <input name="enable" type="checkbox" defaultChecked={c.enable} /> {t('enabled')}
           </label>
           <div class="row">
             <label class="grow">
-              Traffic limit (GB, 0 = unlimited)
+              {t('limitGb')}
               <input name="gb" type="number" min={0} step="any" defaultValue={String(c.totalGB / GB)} />
             </label>
             <label class="grow">
-              Expires on (empty = never)
+              {t('expiresOn')}
               <input name="expiry" type="date" defaultValue={dateInput(c.expiryTime)} />
             </label>
           </div>
           {c.expiryTime < 0 && (
             <p class="muted" style={{ margin: 0 }}>
-              Starts on first use: {-c.expiryTime / DAY} days.
+              {t('startsOnFirstUse', { n: -c.expiryTime / DAY })}
             </p>
           )}
           <p class="muted" style={{ margin: 0 }}>
-            Used: {bytes(c.traffic.up + c.traffic.down)}
+            {t('used', { v: bytes(c.traffic.up + c.traffic.down) })}
           </p>
           <div class="row">
             <label class="grow">
-              Group
+              {t('group')}
               <input name="group" type="text" defaultValue={c.group} />
             </label>
             <label class="grow">
-              Comment
+              {t('comment')}
               <input name="comment" type="text" defaultValue={c.comment} />
             </label>
           </div>
           <details>
-            <summary>Advanced</summary>
+            <summary>{t('advanced')}</summary>
             <div class="stack" style={{ marginTop: '8px' }}>
               <div class="row">
                 <label class="grow">
-                  UUID
+                  {t('uuid')}
                   <input ref={uuidInput} name="uuid" type="text" defaultValue={c.uuid} />
                 </label>
                 <button type="button" style={{ alignSelf: 'end' }} onClick={newUuid}>
-                  Generate UUID
+                  {t('generateUuid')}
                 </button>
               </div>
               <label>
-                Password
+                {t('password')}
                 <input name="password" type="text" defaultValue={c.password} />
               </label>
               <label>
-                Flow
+                {t('flow')}
                 <select name="flow">
                   {['', 'xtls-rprx-vision', 'xtls-rprx-vision-udp443'].map((v) => (
                     <option key={v} value={v} selected={c.flow === v}>
-                      {v || 'none'}
+                      {v || t('none')}
                     </option>
                   ))}
                 </select>
               </label>
               <label>
-                Subscription ID
+                {t('subId')}
                 <input name="subId" type="text" defaultValue={c.subId} />
               </label>
               <div class="row">
                 <label class="grow">
-                  IP limit (0 = none)
+                  {t('ipLimit')}
                   <input name="limitIp" type="number" min={0} step={1} defaultValue={String(c.limitIp)} />
                 </label>
                 <label class="grow">
-                  Auto-renew days (0 = off)
+                  {t('autoRenew')}
                   <input name="reset" type="number" min={0} step={1} defaultValue={String(c.reset)} />
                 </label>
               </div>
               <div class="row">
                 <label class="grow">
-                  Start on first use: days (0 = off; replaces the expiry date)
+                  {t('delayDays')}
                   <input
                     name="delayDays"
                     type="number"
@@ -182,7 +183,7 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
                   />
                 </label>
                 <label class="grow">
-                  Reverse tag (empty = none)
+                  {t('reverseTag')}
                   <input name="reverse" type="text" defaultValue={c.reverse?.tag ?? ''} />
                 </label>
               </div>
@@ -193,13 +194,13 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
           </div>
           {confirmDelete ? (
             <fieldset class="stack">
-              <legend>Delete {c.email}?</legend>
+              <legend>{t('deleteQ', { email: c.email })}</legend>
               <label class="inline">
-                <input type="checkbox" id="keep-traffic" /> Keep traffic
+                <input type="checkbox" id="keep-traffic" /> {t('keepTraffic')}
               </label>
               <div class="row">
                 <button type="button" onClick={() => setConfirmDelete(false)}>
-                  Cancel
+                  {t('cancel')}
                 </button>
                 <button
                   type="button"
@@ -212,32 +213,32 @@ export function EditClient(props: { email: string | null; onClose: () => void; o
                           c.email,
                           (document.getElementById('keep-traffic') as HTMLInputElement).checked,
                         ),
-                      `Client ${c.email} deleted`,
+                      t('deleted', { email: c.email }),
                     )
                   }
                 >
-                  Delete client
+                  {t('deleteClient')}
                 </button>
               </div>
             </fieldset>
           ) : (
             <div class="actions" style={{ flexWrap: 'wrap' }}>
               <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-                Delete
+                {t('delete')}
               </button>
               <button
                 type="button"
                 disabled={busy}
-                onClick={() => act(() => api.resetClientTraffic(c.email), `Traffic of ${c.email} reset`)}
+                onClick={() => act(() => api.resetClientTraffic(c.email), t('trafficReset', { email: c.email }))}
               >
-                Reset traffic
+                {t('resetTraffic')}
               </button>
               <span class="grow" />
               <button type="button" onClick={props.onClose}>
-                Cancel
+                {t('cancel')}
               </button>
               <button type="submit" class="primary" disabled={busy}>
-                Save
+                {t('save')}
               </button>
             </div>
           )}

@@ -7,20 +7,21 @@ import { api, base, call, type BulkSkip, type ClientPage, type ClientListRow, ty
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { Dialog } from '../common';
-import { bytes, relative } from '../i18n';
+import { bytes, dateTime, num, relative } from '../i18n';
+import { t } from './clients.i18n';
 import { navigate, useLocation } from '../app-nav';
 import { useRefetch } from '../refetch';
 import { EditClient } from './client-edit';
 import { applyClientStats, applyOnlines } from '../live-rows';
 
 const PAGE_SIZES = [25, 50, 100, 200];
-const FILTERS: [string, string][] = [
-  ['', 'All'],
-  ['online', 'Online'],
-  ['depleted', 'Depleted'],
-  ['expiring', 'Expiring'],
-  ['deactive', 'Disabled'],
-];
+const FILTERS = [
+  ['', 'f_all'],
+  ['online', 'f_online'],
+  ['depleted', 'f_depleted'],
+  ['expiring', 'f_expiring'],
+  ['deactive', 'f_disabled'],
+] as const;
 const GB = 1024 ** 3;
 const DAY = 86_400_000;
 
@@ -38,10 +39,10 @@ function setQuery(q: URLSearchParams, patch: Record<string, string>, replace = f
 }
 
 function status(c: ClientListRow, online: Set<string>): string {
-  if (!c.enable) return 'Disabled';
-  if (c.totalGB > 0 && c.traffic.up + c.traffic.down >= c.totalGB) return 'Depleted';
-  if (c.expiryTime > 0 && c.expiryTime <= Date.now()) return 'Expired';
-  return online.has(c.email) ? 'Online' : 'Active';
+  if (!c.enable) return t('s_disabled');
+  if (c.totalGB > 0 && c.traffic.up + c.traffic.down >= c.totalGB) return t('s_depleted');
+  if (c.expiryTime > 0 && c.expiryTime <= Date.now()) return t('s_expired');
+  return online.has(c.email) ? t('s_online') : t('s_active');
 }
 
 export function Clients() {
@@ -93,8 +94,8 @@ export function Clients() {
     const offRe = onReconnect(live.run);
     // "/" focuses the search box.
     const key = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement;
-      if (e.key === '/' && !/^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) && !document.querySelector('dialog[open]')) {
+      const el = e.target as HTMLElement;
+      if (e.key === '/' && !/^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) && !document.querySelector('dialog[open]')) {
         e.preventDefault();
         search.current?.focus();
       }
@@ -157,17 +158,17 @@ export function Clients() {
           Number(form!.get('days') || 0),
           Math.round(Number(form!.get('gb') || 0) * GB),
         );
-        text = `Adjusted ${r.adjusted} of ${emails.length} clients; skipped ${r.skipped.length}`;
+        text = t('adjusted', { n: r.adjusted, total: emails.length, skipped: r.skipped.length });
         skipped = r.skipped;
       } else if (kind === 'group') {
         const r = await api.bulkAssignGroup(emails, String(form!.get('group') ?? '').trim());
-        text = `Assigned the group to ${r.affected} clients`;
+        text = t('assigned', { n: r.affected });
       } else if (kind === 'reset') {
         const r = await api.bulkResetTraffic(emails);
-        text = `Reset traffic of ${r.affected} clients`;
+        text = t('resetN', { n: r.affected });
       } else {
         const r = await api.bulkDel(emails);
-        text = `Deleted ${r.deleted} of ${emails.length} clients; skipped ${r.skipped.length}`;
+        text = t('deletedN', { n: r.deleted, total: emails.length, skipped: r.skipped.length });
         skipped = r.skipped;
       }
       setResult({ text, skipped });
@@ -183,16 +184,16 @@ export function Clients() {
     <>
       <div class="row" style={{ marginBottom: '12px' }}>
         <h1 class="grow" style={{ margin: 0 }}>
-          Clients
+          {t('clients')}
         </h1>
         <button type="button" onClick={() => setCreatingMany(true)}>
-          Bulk create
+          {t('bulkCreate')}
         </button>
         <button type="button" class="primary" onClick={() => setAdding(true)}>
-          Add client
+          {t('addClient')}
         </button>
       </div>
-      <div class="chips" role="group" aria-label="Status filter">
+      <div class="chips" role="group" aria-label={t('statusFilter')}>
         {FILTERS.map(([f, label]) => (
           <button
             key={f}
@@ -201,8 +202,8 @@ export function Clients() {
             aria-pressed={(q.get('filter') ?? '') === f}
             onClick={() => setQuery(q, { filter: f })}
           >
-            {label}
-            {summaryCount(f) !== undefined ? ` ${summaryCount(f)!.toLocaleString('en')}` : ''}
+            {t(label)}
+            {summaryCount(f) !== undefined ? ` ${num(summaryCount(f)!)}` : ''}
           </button>
         ))}
       </div>
@@ -210,19 +211,19 @@ export function Clients() {
         <input
           ref={search}
           type="search"
-          aria-label="Search"
-          placeholder="Search email, subId, comment  ( / )"
+          aria-label={t('search')}
+          placeholder={t('searchHint')}
           defaultValue={q.get('search') ?? ''}
           onInput={(e) => onSearch((e.target as HTMLInputElement).value)}
         />
         {data && data.groups.length > 0 && (
           <select
-            aria-label="Group"
+            aria-label={t('group')}
             style={{ width: 'auto' }}
             value={q.get('group') ?? ''}
             onChange={(e) => setQuery(q, { group: (e.target as HTMLSelectElement).value })}
           >
-            <option value="">All groups</option>
+            <option value="">{t('allGroups')}</option>
             {data.groups.map((g) => (
               <option key={g} value={g}>
                 {g}
@@ -232,12 +233,12 @@ export function Clients() {
         )}
         {(inboundList.length > 1 || q.get('inbound')) && (
           <select
-            aria-label="Inbound"
+            aria-label={t('inbound')}
             style={{ width: 'auto' }}
             value={q.get('inbound') ?? ''}
             onChange={(e) => setQuery(q, { inbound: (e.target as HTMLSelectElement).value, page: '1' })}
           >
-            <option value="">All inbounds</option>
+            <option value="">{t('allInbounds')}</option>
             {inboundList.map((ib) => (
               <option key={ib.id} value={String(ib.id)}>
                 {ib.remark || `${ib.protocol} ${ib.port}`}
@@ -260,7 +261,7 @@ export function Clients() {
                 }
               }}
             >
-              Bulk actions ({selected.size})
+              {t('bulkActionsN', { n: selected.size })}
             </button>
             {menu && (
               <BulkMenu
@@ -275,17 +276,17 @@ export function Clients() {
         )}
       </div>
       {result && (
-        <div role="status" aria-label="Bulk result" class="status" style={{ marginBottom: '12px' }}>
+        <div role="status" aria-label={t('bulkResult')} class="status" style={{ marginBottom: '12px' }}>
           <div class="row">
             <p class="grow" style={{ margin: 0 }}>
               {result.text}
             </p>
             <button type="button" onClick={() => setResult(null)}>
-              Dismiss
+              {t('dismiss')}
             </button>
           </div>
           {result.skipped.length > 0 && (
-            <ul class="skipped" tabIndex={0} aria-label="Skipped clients">
+            <ul class="skipped" tabIndex={0} aria-label={t('skippedClients')}>
               {result.skipped.map((s) => (
                 <li key={s.email}>
                   {s.email}: {s.reason}
@@ -301,7 +302,7 @@ export function Clients() {
             <th>
               <input
                 type="checkbox"
-                aria-label="Select all on this page"
+                aria-label={t('selectAll')}
                 checked={allOnPage}
                 onChange={(e) => {
                   const on = (e.target as HTMLInputElement).checked;
@@ -315,22 +316,25 @@ export function Clients() {
             </th>
             <th aria-sort={ariaSort('email')}>
               <button type="button" onClick={() => sortBy('email')}>
-                Email{sort === 'email' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+                {t('email')}
+                {sort === 'email' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
               </button>
             </th>
-            <th>Status</th>
+            <th>{t('status')}</th>
             <th aria-sort={ariaSort('traffic')}>
               <button type="button" onClick={() => sortBy('traffic')}>
-                Traffic{sort === 'traffic' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+                {t('traffic')}
+                {sort === 'traffic' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
               </button>
             </th>
             <th aria-sort={ariaSort('expiryTime')}>
               <button type="button" onClick={() => sortBy('expiryTime')}>
-                Expiry{sort === 'expiryTime' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
+                {t('expiry')}
+                {sort === 'expiryTime' ? (order === 'ascend' ? ' ▲' : ' ▼') : ''}
               </button>
             </th>
             <th>
-              <span class="visually-hidden">Actions</span>
+              <span class="visually-hidden">{t('actions')}</span>
             </th>
           </tr>
         </thead>
@@ -343,20 +347,20 @@ export function Clients() {
                 <td>
                   <input
                     type="checkbox"
-                    aria-label={`Select ${c.email}`}
+                    aria-label={t('selectEmail', { email: c.email })}
                     checked={selected.has(c.email)}
                     onChange={(e) => toggle(c.email, (e.target as HTMLInputElement).checked)}
                   />
                 </td>
-                <td data-label="Email">
+                <td data-label={t('email')}>
                   <span>
                     <span class={`dot${online.has(c.email) ? ' on' : ''}`} aria-hidden="true" />
                     {c.email}
                     {c.group ? <span class="muted"> · {c.group}</span> : null}
                   </span>
                 </td>
-                <td data-label="Status">{st}</td>
-                <td data-label="Traffic">
+                <td data-label={t('status')}>{st}</td>
+                <td data-label={t('traffic')}>
                   <div class="traffic">
                     <div>
                       {bytes(used)}
@@ -369,27 +373,32 @@ export function Clients() {
                     )}
                   </div>
                 </td>
-                <td data-label="Expiry">
+                <td data-label={t('expiry')}>
                   {c.expiryTime > 0 ? (
-                    <time
-                      dateTime={new Date(c.expiryTime).toISOString()}
-                      title={new Date(c.expiryTime).toLocaleString()}
-                    >
+                    <time dateTime={new Date(c.expiryTime).toISOString()} title={dateTime(c.expiryTime)}>
                       {relative(c.expiryTime)}
                     </time>
                   ) : c.expiryTime < 0 ? (
-                    `${-c.expiryTime / DAY} days after first use`
+                    t('daysAfterFirstUse', { n: -c.expiryTime / DAY })
                   ) : (
-                    'Never'
+                    t('never')
                   )}
                 </td>
                 <td>
                   <span class="row" style={{ flexWrap: 'nowrap' }}>
-                    <button type="button" aria-label={`Links for ${c.email}`} onClick={() => setLinksFor(c.email)}>
-                      Links
+                    <button
+                      type="button"
+                      aria-label={t('linksFor', { email: c.email })}
+                      onClick={() => setLinksFor(c.email)}
+                    >
+                      {t('links')}
                     </button>
-                    <button type="button" aria-label={`Edit ${c.email}`} onClick={() => setEditing(c.email)}>
-                      Edit
+                    <button
+                      type="button"
+                      aria-label={t('editEmail', { email: c.email })}
+                      onClick={() => setEditing(c.email)}
+                    >
+                      {t('edit')}
                     </button>
                   </span>
                 </td>
@@ -398,32 +407,28 @@ export function Clients() {
           })}
         </tbody>
       </table>
-      {data && data.items.length === 0 && <p class="muted">No clients match.</p>}
-      <nav class="pager" aria-label="Pages">
-        <span class="muted">
-          {data ? `${data.filtered.toLocaleString('en')} of ${data.total.toLocaleString('en')} clients` : 'Loading…'}
-        </span>
+      {data && data.items.length === 0 && <p class="muted">{t('noMatch')}</p>}
+      <nav class="pager" aria-label={t('pages')}>
+        <span class="muted">{data ? t('countOf', { n: data.filtered, total: data.total }) : t('loading')}</span>
         <label class="inline">
-          Page size
+          {t('pageSize')}
           <select
             value={String(pageSize)}
             onChange={(e) => setQuery(q, { pageSize: (e.target as HTMLSelectElement).value })}
           >
             {PAGE_SIZES.map((n) => (
               <option key={n} value={String(n)}>
-                {n}
+                {num(n)}
               </option>
             ))}
           </select>
         </label>
         <button type="button" disabled={page <= 1} onClick={() => setQuery(q, { page: String(page - 1) })}>
-          Previous
+          {t('previous')}
         </button>
-        <span aria-live="polite">
-          Page {page} of {pages.toLocaleString('en')}
-        </span>
+        <span aria-live="polite">{t('pageOf', { page, pages })}</span>
         <button type="button" disabled={page >= pages} onClick={() => setQuery(q, { page: String(page + 1) })}>
-          Next
+          {t('next')}
         </button>
       </nav>
 
@@ -454,7 +459,7 @@ export function Clients() {
           live.run();
         }}
       />
-      <Dialog title="Adjust" open={bulk === 'adjust'} onClose={() => setBulk(null)}>
+      <Dialog title={t('adjust')} open={bulk === 'adjust'} onClose={() => setBulk(null)}>
         <form
           class="stack"
           onSubmit={(e) => {
@@ -463,29 +468,29 @@ export function Clients() {
           }}
         >
           <p class="muted" style={{ margin: 0 }}>
-            {selected.size} selected clients. Negative values subtract.
+            {t('selectedNote', { n: selected.size })}
           </p>
           <div class="row">
             <label class="grow">
-              Days
+              {t('days')}
               <input name="days" type="number" step={1} defaultValue="0" />
             </label>
             <label class="grow">
-              GB
+              {t('gb')}
               <input name="gb" type="number" step="any" defaultValue="0" />
             </label>
           </div>
           <div class="actions">
             <button type="button" onClick={() => setBulk(null)}>
-              Cancel
+              {t('cancel')}
             </button>
             <button type="submit" class="primary">
-              Apply
+              {t('apply')}
             </button>
           </div>
         </form>
       </Dialog>
-      <Dialog title="Assign group" open={bulk === 'group'} onClose={() => setBulk(null)}>
+      <Dialog title={t('assignGroup')} open={bulk === 'group'} onClose={() => setBulk(null)}>
         <form
           class="stack"
           onSubmit={(e) => {
@@ -494,7 +499,7 @@ export function Clients() {
           }}
         >
           <label>
-            Group
+            {t('group')}
             <input name="group" type="text" list="group-names" />
           </label>
           <datalist id="group-names">
@@ -504,33 +509,33 @@ export function Clients() {
           </datalist>
           <div class="actions">
             <button type="button" onClick={() => setBulk(null)}>
-              Cancel
+              {t('cancel')}
             </button>
             <button type="submit" class="primary">
-              Apply
+              {t('apply')}
             </button>
           </div>
         </form>
       </Dialog>
-      <Dialog title="Reset traffic" open={bulk === 'reset'} onClose={() => setBulk(null)}>
-        <p>Reset the traffic counters of {selected.size} clients?</p>
+      <Dialog title={t('resetTraffic')} open={bulk === 'reset'} onClose={() => setBulk(null)}>
+        <p>{t('resetConfirm', { n: selected.size })}</p>
         <div class="actions">
           <button type="button" onClick={() => setBulk(null)}>
-            Cancel
+            {t('cancel')}
           </button>
           <button type="button" class="primary" onClick={() => runBulk('reset')}>
-            Reset
+            {t('reset')}
           </button>
         </div>
       </Dialog>
-      <Dialog title="Delete clients" open={bulk === 'delete'} onClose={() => setBulk(null)}>
-        <p>Delete {selected.size} clients? This cannot be undone.</p>
+      <Dialog title={t('deleteClients')} open={bulk === 'delete'} onClose={() => setBulk(null)}>
+        <p>{t('deleteConfirm', { n: selected.size })}</p>
         <div class="actions">
           <button type="button" onClick={() => setBulk(null)}>
-            Cancel
+            {t('cancel')}
           </button>
           <button type="button" class="primary danger" onClick={() => runBulk('delete')}>
-            Delete
+            {t('delete')}
           </button>
         </div>
       </Dialog>
@@ -544,10 +549,10 @@ function BulkMenu(props: { onPick: (k: 'adjust' | 'group' | 'reset' | 'delete') 
     ref.current?.querySelector<HTMLElement>('[role=menuitem]')?.focus();
   }, []);
   const items: ['adjust' | 'group' | 'reset' | 'delete', string][] = [
-    ['adjust', 'Adjust'],
-    ['group', 'Assign group'],
-    ['reset', 'Reset traffic'],
-    ['delete', 'Delete'],
+    ['adjust', t('adjust')],
+    ['group', t('assignGroup')],
+    ['reset', t('resetTraffic')],
+    ['delete', t('delete')],
   ];
   const onKey = (e: KeyboardEvent) => {
     const all = [...ref.current!.querySelectorAll<HTMLElement>('[role=menuitem]')];
@@ -563,7 +568,7 @@ function BulkMenu(props: { onPick: (k: 'adjust' | 'group' | 'reset' | 'delete') 
     if (e.key === 'Escape' || e.key === 'Tab') props.onClose();
   };
   return (
-    <div role="menu" ref={ref} aria-label="Bulk actions" onKeyDown={onKey}>
+    <div role="menu" ref={ref} aria-label={t('bulkActions')} onKeyDown={onKey}>
       {items.map(([k, label]) => (
         <button key={k} type="button" role="menuitem" tabIndex={-1} onClick={() => props.onPick(k)}>
           {label}
@@ -604,7 +609,7 @@ function AddClient(props: {
     const f = new FormData(e.target as HTMLFormElement);
     const ids = f.getAll('inbound').map(Number);
     if (ids.length === 0) {
-      setError('Choose at least one inbound');
+      setError(t('chooseInbound'));
       return;
     }
     const gb = Number(f.get('gb') || 0);
@@ -622,20 +627,21 @@ function AddClient(props: {
       if (!props.many) {
         const email = String(f.get('email')).trim();
         await api.addClient({ email, ...fields }, ids);
-        announce(`Client ${email} added`);
+        announce(t('clientAdded', { email }));
         props.onSaved();
         return;
       }
       const prefix = String(f.get('prefix') ?? '').trim();
       const count = Number(f.get('count') || 0);
       const first = Number(f.get('first') || 1);
-      if (!prefix) throw new Error('Prefix: required');
-      if (!Number.isInteger(count) || count < 1 || count > BULK_MAX) throw new Error(`Count: 1 to ${BULK_MAX}`);
+      if (!prefix) throw new Error(t('prefixRequired'));
+      if (!Number.isInteger(count) || count < 1 || count > BULK_MAX)
+        throw new Error(t('countRange', { max: BULK_MAX }));
       const width = String(first + count - 1).length;
       let created = 0;
       const skipped: BulkSkip[] = [];
       for (let at = 0; at < count; at += BULK_CHUNK) {
-        setProgress(`${at} of ${count}…`);
+        setProgress(t('progress', { done: at, total: count }));
         const items = [];
         for (let i = at; i < Math.min(count, at + BULK_CHUNK); i++) {
           items.push({
@@ -647,7 +653,7 @@ function AddClient(props: {
         created += r.created;
         skipped.push(...r.skipped);
       }
-      const text = `${created} created, ${skipped.length} skipped`;
+      const text = t('createdSkipped', { created, skipped: skipped.length });
       announce(text);
       props.onSaved({ text, skipped });
     } catch (err) {
@@ -659,35 +665,35 @@ function AddClient(props: {
   };
 
   return (
-    <Dialog title={props.many ? 'Bulk create' : 'Add client'} open={props.open} onClose={props.onClose}>
+    <Dialog title={props.many ? t('bulkCreate') : t('addClient')} open={props.open} onClose={props.onClose}>
       <form class="stack" onSubmit={submit}>
         {props.many ? (
           <div class="row">
             <label class="grow">
-              Prefix
+              {t('prefix')}
               <input name="prefix" type="text" required autoFocus />
             </label>
             <label class="grow">
-              Count
+              {t('count')}
               <input name="count" type="number" min={1} max={BULK_MAX} step={1} required defaultValue="10" />
             </label>
             <label class="grow">
-              First number
+              {t('firstNumber')}
               <input name="first" type="number" min={0} step={1} defaultValue="1" />
             </label>
           </div>
         ) : (
           <label>
-            Email
+            {t('email')}
             <input name="email" type="text" required autoFocus />
           </label>
         )}
         <fieldset>
-          <legend>Inbounds</legend>
+          <legend>{t('inbounds')}</legend>
           {inbounds === null ? (
-            <span class="muted">Loading…</span>
+            <span class="muted">{t('loading')}</span>
           ) : inbounds.length === 0 ? (
-            <span class="muted">Add an inbound first.</span>
+            <span class="muted">{t('addInboundFirst')}</span>
           ) : (
             inbounds.map((i) => (
               <label class="inline" key={i.id} style={{ marginInlineEnd: '12px' }}>
@@ -699,27 +705,27 @@ function AddClient(props: {
         </fieldset>
         <div class="row">
           <label class="grow">
-            Traffic limit (GB, 0 = unlimited)
+            {t('limitGb')}
             <input name="gb" type="number" min={0} step="any" defaultValue="0" />
           </label>
           <label class="grow">
-            Expires in days (0 = never)
+            {t('expiresDays')}
             <input name="days" type="number" min={0} step={1} defaultValue="0" />
           </label>
         </div>
         <div class="row">
           <label class="grow">
-            Group
+            {t('group')}
             <input name="group" type="text" />
           </label>
           <label class="grow">
-            Comment
+            {t('comment')}
             <input name="comment" type="text" />
           </label>
         </div>
         {progress && (
           <p role="status" class="muted">
-            Creating {progress}
+            {progress}
           </p>
         )}
         <div role="alert" class="alert">
@@ -727,10 +733,10 @@ function AddClient(props: {
         </div>
         <div class="actions">
           <button type="button" onClick={props.onClose}>
-            Cancel
+            {t('cancel')}
           </button>
           <button type="submit" class="primary" disabled={busy}>
-            {props.many ? 'Create' : 'Save'}
+            {props.many ? t('create') : t('save')}
           </button>
         </div>
       </form>
@@ -741,22 +747,24 @@ function AddClient(props: {
 const qrSvg = (url: string) => QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
 
 /** The client's subscription URLs (the formats the panel serves), from the settings' URIs and its subId. */
-async function subscriptionUrls(email: string): Promise<{ label: string; url: string }[]> {
+async function subscriptionUrls(email: string): Promise<{ label: string; qr: string; copy: string; url: string }[]> {
   const [{ client }, s] = await Promise.all([
     api.getClient(email),
     call<Record<string, any>>('POST', 'panel/setting/defaultSettings'),
   ]);
   if (!s.subEnable || !client.subId) return [];
   const join = (uri: string) => `${uri.replace(/\/?$/, '/')}${encodeURIComponent(client.subId)}`;
-  const out = [{ label: 'Subscription', url: join(s.subURI) }];
-  if (s.subJsonEnable) out.push({ label: 'JSON subscription', url: join(s.subJsonURI) });
-  if (s.subClashEnable) out.push({ label: 'Clash subscription', url: join(s.subClashURI) });
+  const out = [{ label: t('sub'), qr: t('subQr'), copy: t('copySub'), url: join(s.subURI) }];
+  if (s.subJsonEnable)
+    out.push({ label: t('subJson'), qr: t('subJsonQr'), copy: t('copySubJson'), url: join(s.subJsonURI) });
+  if (s.subClashEnable)
+    out.push({ label: t('subClash'), qr: t('subClashQr'), copy: t('copySubClash'), url: join(s.subClashURI) });
   return out;
 }
 
 function Links(props: { email: string | null; onClose: () => void }) {
   const [links, setLinks] = useState<{ url: string; svg: string }[] | null>(null);
-  const [subs, setSubs] = useState<{ label: string; url: string; svg: string }[]>([]);
+  const [subs, setSubs] = useState<{ label: string; qr: string; copy: string; url: string; svg: string }[]>([]);
   const [ips, setIps] = useState<string[] | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
@@ -784,7 +792,7 @@ function Links(props: { email: string | null; onClose: () => void }) {
     try {
       await call('POST', `panel/api/clients/clearIps/${encodeURIComponent(props.email!)}`);
       setIps([]);
-      announce(`IP log of ${props.email} cleared`);
+      announce(t('ipCleared', { email: props.email! }));
     } catch (err) {
       announce(err instanceof Error ? err.message : String(err), true);
     }
@@ -793,13 +801,13 @@ function Links(props: { email: string | null; onClose: () => void }) {
   const copy = async (url: string) => {
     try {
       await navigator.clipboard.writeText(url);
-      announce('Link copied');
+      announce(t('linkCopied'));
     } catch {
-      announce('Copy failed: the browser refused clipboard access', true);
+      announce(t('copyFailed'), true);
     }
   };
 
-  const title = `Links for ${props.email ?? ''}`;
+  const title = t('linksFor', { email: props.email ?? '' });
   return (
     <Dialog title={title} open={props.email !== null} onClose={props.onClose} wide>
       {error && (
@@ -808,9 +816,9 @@ function Links(props: { email: string | null; onClose: () => void }) {
         </div>
       )}
       {links === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('loading')}</p>
       ) : links.length === 0 ? (
-        <p class="muted">This client has no links (no attached inbound has a link form).</p>
+        <p class="muted">{t('noLinks')}</p>
       ) : (
         <ul class="links">
           {links.map((l, i) => (
@@ -818,14 +826,14 @@ function Links(props: { email: string | null; onClose: () => void }) {
               <div
                 class="qr"
                 role="img"
-                aria-label={`QR code of link ${i + 1}`}
+                aria-label={t('qrOfLink', { n: i + 1 })}
                 data-link={l.url}
                 dangerouslySetInnerHTML={{ __html: l.svg }}
               />
               <div>
                 <p class="link-text">{l.url}</p>
                 <button type="button" onClick={() => copy(l.url)}>
-                  Copy
+                  {t('copy')}
                 </button>
               </div>
             </li>
@@ -834,22 +842,22 @@ function Links(props: { email: string | null; onClose: () => void }) {
       )}
       {subs.length > 0 && (
         <>
-          <h3>Subscription</h3>
+          <h3>{t('sub')}</h3>
           <ul class="links">
             {subs.map((x) => (
               <li key={x.url}>
                 <div
                   class="qr"
                   role="img"
-                  aria-label={`${x.label} QR code`}
+                  aria-label={x.qr}
                   data-link={x.url}
                   dangerouslySetInnerHTML={{ __html: x.svg }}
                 />
                 <div>
                   <p class="muted">{x.label}</p>
                   <p class="link-text">{x.url}</p>
-                  <button type="button" aria-label={`Copy ${x.label.toLowerCase()} URL`} onClick={() => copy(x.url)}>
-                    Copy
+                  <button type="button" aria-label={x.copy} onClick={() => copy(x.url)}>
+                    {t('copy')}
                   </button>
                 </div>
               </li>
@@ -857,13 +865,13 @@ function Links(props: { email: string | null; onClose: () => void }) {
           </ul>
         </>
       )}
-      <h3>IP log</h3>
+      <h3>{t('ipLog')}</h3>
       {ips === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('loading')}</p>
       ) : ips.length === 0 ? (
-        <p class="muted">No IP recorded.</p>
+        <p class="muted">{t('noIp')}</p>
       ) : (
-        <ul aria-label="IP log" class="ip-log">
+        <ul aria-label={t('ipLog')} class="ip-log">
           {ips.map((ip) => (
             <li key={ip}>{ip}</li>
           ))}
@@ -872,11 +880,11 @@ function Links(props: { email: string | null; onClose: () => void }) {
       <div class="actions">
         {ips !== null && ips.length > 0 && (
           <button type="button" onClick={clearIps}>
-            Clear IP log
+            {t('clearIpLog')}
           </button>
         )}
         <button type="button" onClick={props.onClose}>
-          Close
+          {t('close')}
         </button>
       </div>
     </Dialog>

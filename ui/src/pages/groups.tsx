@@ -7,6 +7,8 @@ import { announce } from '../announce';
 import { Dialog } from '../common';
 import { navigate } from '../app-nav';
 import { useRefetch } from '../refetch';
+import { num } from '../i18n';
+import { t } from './groups.i18n';
 
 type Group = { name: string; clientCount: number };
 
@@ -49,34 +51,34 @@ export function Groups() {
     <>
       <div class="row" style={{ marginBottom: '12px' }}>
         <h1 class="grow" style={{ margin: 0 }}>
-          Groups
+          {t('groups')}
         </h1>
         <button type="button" class="primary" onClick={() => open({ kind: 'create' })}>
-          Create group
+          {t('createGroup')}
         </button>
       </div>
       {groups === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('loading')}</p>
       ) : groups.length === 0 ? (
-        <p class="muted">No groups yet.</p>
+        <p class="muted">{t('none')}</p>
       ) : (
         <table class="responsive">
           <thead>
             <tr>
-              <th>Group</th>
-              <th>Clients</th>
+              <th>{t('group')}</th>
+              <th>{t('clients')}</th>
               <th>
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('actions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {groups.map((g) => (
               <tr key={g.name}>
-                <td data-label="Group">
+                <td data-label={t('group')}>
                   <a
                     href={href(g)}
-                    aria-label={`Clients of ${g.name}`}
+                    aria-label={t('clientsOf', { name: g.name })}
                     onClick={(e) => {
                       e.preventDefault();
                       navigate(href(g));
@@ -85,23 +87,23 @@ export function Groups() {
                     {g.name}
                   </a>
                 </td>
-                <td data-label="Clients">{g.clientCount.toLocaleString('en')}</td>
+                <td data-label={t('clients')}>{num(g.clientCount)}</td>
                 <td>
                   <span class="row" style={{ flexWrap: 'nowrap' }}>
                     <button
                       type="button"
-                      aria-label={`Rename ${g.name}`}
+                      aria-label={t('renameOf', { name: g.name })}
                       onClick={() => open({ kind: 'rename', group: g })}
                     >
-                      Rename
+                      {t('rename')}
                     </button>
                     <button
                       type="button"
                       class="danger"
-                      aria-label={`Delete ${g.name}`}
+                      aria-label={t('deleteOf', { name: g.name })}
                       onClick={() => open({ kind: 'delete', group: g })}
                     >
-                      Delete
+                      {t('delete')}
                     </button>
                   </span>
                 </td>
@@ -110,17 +112,17 @@ export function Groups() {
           </tbody>
         </table>
       )}
-      <Dialog title="Create group" open={dialog?.kind === 'create'} onClose={() => setDialog(null)}>
+      <Dialog title={t('createGroup')} open={dialog?.kind === 'create'} onClose={() => setDialog(null)}>
         <form
           class="stack"
           onSubmit={(e) => {
             e.preventDefault();
             const name = String(new FormData(e.target as HTMLFormElement).get('name') ?? '').trim();
-            void act(() => api.createGroup(name), `Group ${name} created`);
+            void act(() => api.createGroup(name), t('created', { name }));
           }}
         >
           <label>
-            Name
+            {t('name')}
             <input name="name" type="text" required />
           </label>
           <div role="alert" class="alert">
@@ -128,26 +130,29 @@ export function Groups() {
           </div>
           <div class="actions">
             <button type="button" onClick={() => setDialog(null)}>
-              Cancel
+              {t('cancel')}
             </button>
             <button type="submit" class="primary">
-              Save
+              {t('save')}
             </button>
           </div>
         </form>
       </Dialog>
-      <Dialog title="Rename group" open={dialog?.kind === 'rename'} onClose={() => setDialog(null)}>
+      <Dialog title={t('renameGroup')} open={dialog?.kind === 'rename'} onClose={() => setDialog(null)}>
         {dialog?.kind === 'rename' && (
           <form
             class="stack"
             onSubmit={(e) => {
               e.preventDefault();
               const name = String(new FormData(e.target as HTMLFormElement).get('name') ?? '').trim();
-              void act(() => api.renameGroup(dialog.group.name, name), `Group ${dialog.group.name} renamed to ${name}`);
+              void act(
+                () => api.renameGroup(dialog.group.name, name),
+                t('renamed', { from: dialog.group.name, to: name }),
+              );
             }}
           >
             <label>
-              New name
+              {t('newName')}
               <input name="name" type="text" required defaultValue={dialog.group.name} />
             </label>
             <div role="alert" class="alert">
@@ -155,35 +160,32 @@ export function Groups() {
             </div>
             <div class="actions">
               <button type="button" onClick={() => setDialog(null)}>
-                Cancel
+                {t('cancel')}
               </button>
               <button type="submit" class="primary">
-                Save
+                {t('save')}
               </button>
             </div>
           </form>
         )}
       </Dialog>
-      <Dialog title="Delete group" open={dialog?.kind === 'delete'} onClose={() => setDialog(null)}>
+      <Dialog title={t('deleteGroup')} open={dialog?.kind === 'delete'} onClose={() => setDialog(null)}>
         {dialog?.kind === 'delete' && (
           <>
-            <p>
-              Delete the group {dialog.group.name}? Its {dialog.group.clientCount} clients stay; their group label is
-              cleared.
-            </p>
+            <p>{t('deleteConfirm', { name: dialog.group.name, n: dialog.group.clientCount })}</p>
             <div role="alert" class="alert">
               {error}
             </div>
             <div class="actions">
               <button type="button" onClick={() => setDialog(null)}>
-                Cancel
+                {t('cancel')}
               </button>
               <button
                 type="button"
                 class="primary danger"
-                onClick={() => act(() => api.deleteGroup(dialog.group.name), `Group ${dialog.group.name} deleted`)}
+                onClick={() => act(() => api.deleteGroup(dialog.group.name), t('deleted', { name: dialog.group.name }))}
               >
-                Delete
+                {t('delete')}
               </button>
             </div>
           </>

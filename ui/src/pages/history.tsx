@@ -3,31 +3,40 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api } from '../api';
-import { bytes } from '../i18n';
+import { bytes, num, percent } from '../i18n';
+import { t } from './overview.i18n';
 
-const BUCKETS: [number, string][] = [
-  [2, '2 s'],
-  [30, '30 s'],
-  [60, '1 min'],
-  [120, '2 min'],
-  [180, '3 min'],
-  [300, '5 min'],
-];
+const BUCKETS = [2, 30, 60, 120, 180, 300];
+const bucketName = (b: number) => (b < 60 ? t('seconds', { n: b }) : t('minutes', { n: b / 60 }));
 type Metric = 'cpu' | 'mem' | 'netUp' | 'netDown' | 'online' | 'load1' | 'load5' | 'load15';
-const CHARTS: { title: string; metrics: Metric[]; labels: string[]; fmt: (v: number) => string }[] = [
-  { title: 'CPU history', metrics: ['cpu'], labels: ['CPU %'], fmt: (v) => `${v.toFixed(1)}%` },
-  { title: 'Memory history', metrics: ['mem'], labels: ['Memory %'], fmt: (v) => `${v.toFixed(1)}%` },
-  { title: 'Network history', metrics: ['netUp', 'netDown'], labels: ['Up', 'Down'], fmt: (v) => `${bytes(v)}/s` },
+/** Titles and labels are read when the page renders, so they follow the language. */
+const charts = (): { id: string; title: string; metrics: Metric[]; labels: string[]; fmt: (v: number) => string }[] => [
+  { id: 'cpu', title: t('cpuHistory'), metrics: ['cpu'], labels: [t('cpuPct')], fmt: (v) => percent(v) },
+  { id: 'memory', title: t('memHistory'), metrics: ['mem'], labels: [t('memPct')], fmt: (v) => percent(v) },
   {
-    title: 'Load history',
-    metrics: ['load1', 'load5', 'load15'],
-    labels: ['1 min', '5 min', '15 min'],
-    fmt: (v) => v.toFixed(2),
+    id: 'network',
+    title: t('netHistory'),
+    metrics: ['netUp', 'netDown'],
+    labels: [t('up'), t('down')],
+    fmt: (v) => t('perSecond', { v: bytes(v) }),
   },
-  { title: 'Online clients history', metrics: ['online'], labels: ['Online'], fmt: (v) => String(Math.round(v)) },
+  {
+    id: 'load',
+    title: t('loadHistory'),
+    metrics: ['load1', 'load5', 'load15'],
+    labels: [1, 5, 15].map((n) => t('minutes', { n })),
+    fmt: (v) => num(v, 2),
+  },
+  { id: 'online', title: t('onlineHistory'), metrics: ['online'], labels: [t('online')], fmt: (v) => num(v) },
 ];
 
-function Chart(props: { title: string; labels: string[]; data: uPlot.AlignedData; fmt: (v: number) => string }) {
+function Chart(props: {
+  id: string;
+  title: string;
+  labels: string[];
+  data: uPlot.AlignedData;
+  fmt: (v: number) => string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   useEffect(() => {
@@ -75,10 +84,10 @@ function Chart(props: { title: string; labels: string[]; data: uPlot.AlignedData
     }
   }, [props.data]);
   return (
-    // An id with a space would label the chart by two ids ("h-Network" is the Network card's heading).
-    <section class="card chart" aria-labelledby={`chart-${slug(props.title)}`}>
-      <h2 id={`chart-${slug(props.title)}`}>{props.title}</h2>
-      <div ref={box} role="img" aria-label={`${props.title} chart (${props.data[0].length} points)`} />
+    // Ids come from fixed keys: a translated title may have no Latin letters at all.
+    <section class="card chart" aria-labelledby={`chart-${props.id}`}>
+      <h2 id={`chart-${props.id}`}>{props.title}</h2>
+      <div ref={box} role="img" aria-label={t('chartLabel', { title: props.title, n: props.data[0].length })} />
     </section>
   );
 }
@@ -103,17 +112,16 @@ function align(series: { t: number; v: number }[][]): uPlot.AlignedData {
   ] as uPlot.AlignedData;
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-
 export function History() {
   const [bucket, setBucket] = useState(30);
   const [data, setData] = useState<Record<string, uPlot.AlignedData> | null>(null);
   const [error, setError] = useState('');
+  const chartList = charts();
   useEffect(() => {
     let live = true;
     Promise.all(
-      CHARTS.map(
-        async (c) => [c.title, align(await Promise.all(c.metrics.map((m) => api.history(m, bucket))))] as const,
+      chartList.map(
+        async (c) => [c.id, align(await Promise.all(c.metrics.map((m) => api.history(m, bucket))))] as const,
       ),
     ).then(
       (rows) => {
@@ -132,18 +140,18 @@ export function History() {
     <section aria-labelledby="h-history" style={{ marginTop: '8px' }}>
       <div class="row" style={{ marginBottom: '8px' }}>
         <h2 id="h-history" class="grow" style={{ margin: 0 }}>
-          History
+          {t('history')}
         </h2>
         <label class="inline">
-          Bucket
+          {t('bucket')}
           <select
             style={{ width: 'auto' }}
             value={String(bucket)}
             onChange={(e) => setBucket(Number((e.target as HTMLSelectElement).value))}
           >
-            {BUCKETS.map(([b, l]) => (
+            {BUCKETS.map((b) => (
               <option key={b} value={String(b)}>
-                {l}
+                {bucketName(b)}
               </option>
             ))}
           </select>
@@ -156,8 +164,8 @@ export function History() {
       )}
       <div class="charts">
         {data &&
-          CHARTS.map((c) => (
-            <Chart key={c.title} title={c.title} labels={c.labels} data={data[c.title]!} fmt={c.fmt} />
+          chartList.map((c) => (
+            <Chart key={c.id} id={c.id} title={c.title} labels={c.labels} data={data[c.id]!} fmt={c.fmt} />
           ))}
       </div>
     </section>

@@ -3,21 +3,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type StatusSnapshot } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { bytes, duration, num } from '../i18n';
+import { bytes, duration, num, percent } from '../i18n';
+import { t } from './overview.i18n';
 import { call } from '../api';
 import type { ComponentType } from 'preact';
 import { Backup } from './backup';
 
 const pct = (u: { current: number; total: number }) => (u.total ? (u.current / u.total) * 100 : 0);
 
-function Usage({ title, u }: { title: string; u: { current: number; total: number } }) {
+function Usage({ id, title, u }: { id: string; title: string; u: { current: number; total: number } }) {
   return (
-    <section class="card" aria-labelledby={`h-${title}`}>
-      <h2 id={`h-${title}`}>{title}</h2>
-      <div class="big">{pct(u).toFixed(1)}%</div>
-      <div class="muted">
-        {bytes(u.current)} of {bytes(u.total)}
-      </div>
+    <section class="card" aria-labelledby={`h-${id}`}>
+      <h2 id={`h-${id}`}>{title}</h2>
+      <div class="big">{percent(pct(u))}</div>
+      <div class="muted">{t('usedOf', { used: bytes(u.current), total: bytes(u.total) })}</div>
       <div class="bar" aria-hidden="true">
         <span style={{ width: `${pct(u)}%` }} />
       </div>
@@ -63,29 +62,29 @@ function CoreMetrics() {
   if (!m) return null;
   return (
     <section class="card" aria-labelledby="h-core-metrics">
-      <h2 id="h-core-metrics">Core metrics</h2>
+      <h2 id="h-core-metrics">{t('coreMetrics')}</h2>
       {m.enabled && m.values ? (
         <dl class="facts">
-          <dt>Allocated</dt>
+          <dt>{t('allocated')}</dt>
           <dd>{bytes(m.values.coreAlloc ?? 0)}</dd>
-          <dt>From the system</dt>
+          <dt>{t('fromSystem')}</dt>
           <dd>{bytes(m.values.coreSys ?? 0)}</dd>
-          <dt>Heap objects</dt>
+          <dt>{t('heapObjects')}</dt>
           <dd>{num(m.values.coreHeapObjects ?? 0)}</dd>
-          <dt>GC runs</dt>
+          <dt>{t('gcRuns')}</dt>
           <dd>{num(m.values.coreNumGC ?? 0)}</dd>
         </dl>
       ) : (
-        <p class="muted">Not available{m.reason ? `: ${m.reason}` : ' (the core config has no metrics section)'}</p>
+        <p class="muted">{m.reason ? t('notAvailableBecause', { reason: m.reason }) : t('noMetricsSection')}</p>
       )}
       {obs.length > 0 && (
         <>
-          <h3>Observatory</h3>
+          <h3>{t('observatory')}</h3>
           <ul class="plain">
             {obs.map((o) => (
               <li key={o.tag}>
                 <span class={`dot ${o.alive ? 'on' : ''}`} aria-hidden="true" />
-                {o.tag}: {o.alive ? `${num(o.delay)} ms` : 'down'}
+                {o.alive ? t('delayMs', { tag: o.tag, n: o.delay }) : t('outboundDown', { tag: o.tag })}
               </li>
             ))}
           </ul>
@@ -94,6 +93,10 @@ function CoreMetrics() {
     </section>
   );
 }
+
+const STATES = ['running', 'stopped', 'error', 'unknown'] as const;
+const stateName = (state: string) =>
+  (STATES as readonly string[]).includes(state) ? t(`state_${state as (typeof STATES)[number]}`) : state;
 
 export function Overview() {
   const [s, setS] = useState<StatusSnapshot | null>(null);
@@ -104,7 +107,7 @@ export function Overview() {
     // uPlot only loads on the overview.
     import('./history').then(
       (m) => setCharts(() => m.History),
-      (e) => announce(`charts failed to load: ${e.message}`, true),
+      (e) => announce(t('chartsFailed', { msg: e.message }), true),
     );
   }, []);
 
@@ -134,7 +137,7 @@ export function Overview() {
     try {
       if (what === 'stop') await api.stopCore();
       else await api.restartCore();
-      announce(what === 'stop' ? 'Core stopped' : 'Core restarted');
+      announce(what === 'stop' ? t('coreStopped') : t('coreRestarted'));
     } catch (err) {
       announce(err instanceof Error ? err.message : String(err), true);
     } finally {
@@ -145,60 +148,58 @@ export function Overview() {
   const state = core?.state ?? s?.core.state ?? 'unknown';
   return (
     <>
-      <h1>Overview</h1>
+      <h1>{t('overview')}</h1>
       <section class="card" style={{ marginBottom: '16px' }} aria-labelledby="h-core">
         <div class="row">
           <h2 id="h-core" class="grow" style={{ margin: 0 }}>
-            Core {s?.core.version ? <span class="muted">v{s.core.version.replace(/^v/, '')}</span> : null}
+            {t('core')} {s?.core.version ? <span class="muted">v{s.core.version.replace(/^v/, '')}</span> : null}
           </h2>
           <button type="button" class="danger" disabled={busy} onClick={() => act('stop')}>
-            Stop core
+            {t('stopCore')}
           </button>
           <button type="button" disabled={busy} onClick={() => act('restart')}>
-            Restart core
+            {t('restartCore')}
           </button>
         </div>
-        <p role="status" aria-label="Core state" class={`state-${state}`} style={{ margin: '8px 0 0' }}>
-          {state}
+        <p role="status" aria-label={t('coreState')} class={`state-${state}`} style={{ margin: '8px 0 0' }}>
+          {stateName(state)}
           {core?.error ? ` — ${core.error}` : ''}
         </p>
       </section>
       {s ? (
         <div class="cards">
           <section class="card" aria-labelledby="h-CPU">
-            <h2 id="h-CPU">CPU</h2>
-            <div class="big">{s.cpu.toFixed(1)}%</div>
+            <h2 id="h-CPU">{t('cpu')}</h2>
+            <div class="big">{percent(s.cpu)}</div>
             <div class="muted">
-              load {s.load.load1.toFixed(2)} · {s.load.load5.toFixed(2)} · {s.load.load15.toFixed(2)}
+              {t('load', { a: num(s.load.load1, 2), b: num(s.load.load5, 2), c: num(s.load.load15, 2) })}
             </div>
             <div class="bar" aria-hidden="true">
               <span style={{ width: `${Math.min(100, s.cpu)}%` }} />
             </div>
           </section>
-          <Usage title="Memory" u={s.mem} />
-          <Usage title="Swap" u={s.swap} />
-          <Usage title="Disk" u={s.disk} />
+          <Usage id="Memory" title={t('memory')} u={s.mem} />
+          <Usage id="Swap" title={t('swap')} u={s.swap} />
+          <Usage id="Disk" title={t('disk')} u={s.disk} />
           <section class="card" aria-labelledby="h-Network">
-            <h2 id="h-Network">Network</h2>
-            <div class="big">↑ {bytes(s.netIO.up)}/s</div>
-            <div class="big">↓ {bytes(s.netIO.down)}/s</div>
+            <h2 id="h-Network">{t('network')}</h2>
+            <div class="big">↑ {t('perSecond', { v: bytes(s.netIO.up) })}</div>
+            <div class="big">↓ {t('perSecond', { v: bytes(s.netIO.down) })}</div>
             <div class="muted">
-              Total ↑ {bytes(s.netTraffic?.sent ?? 0)} ↓ {bytes(s.netTraffic?.recv ?? 0)}
+              {t('netTotal', { up: bytes(s.netTraffic?.sent ?? 0), down: bytes(s.netTraffic?.recv ?? 0) })}
             </div>
-            <div class="muted">
-              TCP connections: {num(s.tcpCount)} · UDP: {num(s.udpCount ?? 0)}
-            </div>
+            <div class="muted">{t('sockets', { tcp: s.tcpCount, udp: s.udpCount ?? 0 })}</div>
           </section>
           <section class="card" aria-labelledby="h-Panel">
-            <h2 id="h-Panel">Panel</h2>
+            <h2 id="h-Panel">{t('panel')}</h2>
             <div>{s.panelVersion}</div>
-            <div class="muted">Panel uptime: {duration(s.panelUptime ?? 0)}</div>
-            <div class="muted">System uptime: {duration(s.uptime ?? 0)}</div>
+            <div class="muted">{t('panelUptime', { d: duration(s.panelUptime ?? 0) })}</div>
+            <div class="muted">{t('systemUptime', { d: duration(s.uptime ?? 0) })}</div>
           </section>
           <CoreMetrics />
         </div>
       ) : (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('loading')}</p>
       )}
       <Backup />
       {Charts && <Charts />}
