@@ -2,12 +2,16 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { LANGS, lang, setLang, type Lang } from './i18n';
+import { t } from './shell.i18n';
 
-/** The combobox "Language" (on every app page and the login page): the choice is kept in this browser. */
+/**
+ * The combobox "Language" (on every app page and the login page): the choice is kept in this browser. Its name keeps
+ * the English word beside the translation, so someone who picked a language they cannot read finds the way back.
+ */
 export function LanguagePicker() {
   return (
     <select
-      aria-label="Language"
+      aria-label={t('language')}
       value={lang()}
       onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)}
     >

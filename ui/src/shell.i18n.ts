@@ -17,6 +17,7 @@ export const t = messages({
     notYet: 'This page is not part of the UI yet; the API serves everything it will show.',
     notifications: 'Notifications',
     errors: 'Errors',
+    language: 'Language',
   },
   ru: {
     brand: 'Панель',
@@ -34,6 +35,7 @@ export const t = messages({
     notYet: 'Этой страницы пока нет в интерфейсе; всё, что она покажет, уже доступно через API.',
     notifications: 'Уведомления',
     errors: 'Ошибки',
+    language: 'Язык (Language)',
   },
   fa: {
     brand: 'پنل',
@@ -51,6 +53,7 @@ export const t = messages({
     notYet: 'این صفحه هنوز در رابط کاربری نیست؛ هر آنچه نشان خواهد داد از طریق API در دسترس است.',
     notifications: 'اعلان‌ها',
     errors: 'خطاها',
+    language: 'زبان (Language)',
   },
   zh: {
     brand: '面板',
@@ -68,5 +71,6 @@ export const t = messages({
     notYet: '此页面尚未加入界面；它将显示的所有内容都可通过 API 获取。',
     notifications: '通知',
     errors: '错误',
+    language: '语言 (Language)',
   },
 });
