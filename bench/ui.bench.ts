@@ -1,6 +1,6 @@
 // `npm run bench -- ui`: the browser UI at 100,000 clients on the built panel in headless Chromium — JS + CSS
-// per page (brotli, what the browser downloads), navigation to the clients page's first rows, page change and
-// search to new rows visible.
+// per page (brotli, what the browser downloads), each page's first load (bytes over the wire, time to usable),
+// navigation to the clients page's first rows, page change and search to new rows visible.
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -34,6 +34,61 @@ function entryBytes(html: string, dynamic = false): number {
 
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+/** Every app page, and what must be on it before a person can use it (besides its h1 and no "Loading…"). */
+const PAGES: [string, string, string?][] = [
+  ['overview', ''],
+  ['inbounds', 'inbounds', 'table'],
+  ['clients', 'clients', 'tbody input[type=checkbox]'],
+  ['groups', 'groups'],
+  ['nodes', 'nodes'],
+  ['core-config', 'core-config', '[aria-label="Core configuration"]'],
+  ['settings', 'settings'],
+  ['logs', 'logs'],
+];
+
+/**
+ * One page opened with an empty cache after login: the JS + CSS bytes it transferred (brotli) and the time from
+ * navigation to usable (h1 shown, nothing "Loading…", the page's own ready element present).
+ */
+async function firstLoad(page: Page, url: string, ready?: string): Promise<{ kB: number; ms: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  const sizes: Promise<number>[] = [];
+  const onResponse = (r: import('playwright-core').Response) => {
+    const type = r.request().resourceType();
+    if (type === 'script' || type === 'stylesheet')
+      sizes.push(
+        r
+          .request()
+          .sizes()
+          .then((x) => x.responseBodySize),
+      );
+  };
+  page.on('response', onResponse);
+  const t0 = performance.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForFunction(
+    (sel) => {
+      const main = document.querySelector('main');
+      return (
+        !!main?.querySelector('h1') &&
+        !main.textContent!.includes('Loading…') &&
+        (!sel || !!document.querySelector(sel))
+      );
+    },
+    ready ?? '',
+    { polling: 'raf', timeout: 15_000 },
+  );
+  const ms = performance.now() - t0;
+  await page.waitForLoadState('networkidle');
+  page.off('response', onResponse);
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
+  await cdp.detach();
+  const kB = (await Promise.all(sizes)).reduce((a, b) => a + b, 0) / 1024;
+  return { kB, ms };
+}
 
 async function firstRow(page: Page): Promise<string> {
   return page.evaluate(() => document.querySelector('tbody input[type=checkbox]')?.getAttribute('aria-label') ?? '');
@@ -119,6 +174,25 @@ const bench: Benchmark = async ({ log }) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
     await loginUi(page, panel, 'panel/');
+
+    log('first load of every page (empty cache, 5 runs each)');
+    for (const [name, path, ready] of PAGES) {
+      const times: number[] = [];
+      let kB = 0;
+      for (let i = 0; i < 5; i++) {
+        const r = await firstLoad(page, `${panel.url}panel/${path}`, ready);
+        times.push(r.ms);
+        kB = r.kB;
+      }
+      rows.push({ name: `${name} first load JS + CSS (brotli)`, db: '', value: kB, unit: 'kB', target: '<= 120 kB' });
+      rows.push({
+        name: `${name} navigation -> usable, empty cache @100k (median of 5)`,
+        db: 'libsql',
+        value: median(times),
+        unit: 'ms',
+        target: '<= 1000 ms',
+      });
+    }
 
     log('navigation to the first rows of the clients page (warm cache, 7 runs)');
     const nav: number[] = [];

@@ -1,9 +1,10 @@
-// `npm run screenshots`: the built panel with a few inbounds and clients, every built page of the UI in light
-// and dark, desktop (1280x860) and phone (390x844), written to docs/screenshots/<page>-<scheme>-<device>.png.
+// `npm run screenshots`: the built panel with a few inbounds and clients, every page of the UI in light and dark,
+// desktop (1280x860) and phone (390x844), in English (docs/screenshots/<page>-<scheme>-<device>.png) and in
+// Persian, right to left (docs/screenshots/<page>-fa-<scheme>-<device>.png).
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Page } from 'playwright-core';
-import { freePorts, killAll, startPanel } from '../test/e2e/support/index.js';
-import { CHROMIUM, DESKTOP, PHONE, loginUi } from '../test/e2e/ui/support.js';
+import { ADMIN, freePorts, killAll, startPanel } from '../test/e2e/support/index.js';
+import { CHROMIUM, DESKTOP, PHONE } from '../test/e2e/ui/support.js';
 
 const OUT = 'docs/screenshots';
 mkdirSync(OUT, { recursive: true });
@@ -63,11 +64,16 @@ try {
     ['overview', 'panel/'],
     ['inbounds', 'panel/inbounds'],
     ['clients', 'panel/clients'],
+    ['groups', 'panel/groups'],
+    ['nodes', 'panel/nodes'],
+    ['core-config', 'panel/core-config', (p) => p.locator('[aria-label="Core configuration"]').first().waitFor()],
+    ['settings', 'panel/settings'],
+    ['logs', 'panel/logs'],
     [
       'client-links',
       'panel/clients',
       async (p) => {
-        await p.getByRole('button', { name: 'Links for alice@example.com' }).click();
+        await p.locator('tbody button[aria-label^="Links"]').first().click();
         await p
           .getByRole('img', { name: /^QR code/ })
           .first()
@@ -78,31 +84,44 @@ try {
       'add-inbound',
       'panel/inbounds',
       async (p) => {
-        await p.getByRole('button', { name: 'Add inbound' }).click();
-        await p.getByRole('combobox', { name: 'Security' }).selectOption('reality');
+        await p.locator('main .row button.primary').first().click();
+        await p
+          .locator('dialog select')
+          .filter({ has: p.locator('option[value=reality]') })
+          .selectOption('reality');
         await p.waitForTimeout(300);
       },
     ],
   ];
-  for (const scheme of ['light', 'dark'] as const) {
-    for (const [device, opts] of [
-      ['desktop', DESKTOP],
-      ['phone', { ...PHONE, deviceScaleFactor: 1 }],
-    ] as const) {
-      const context = await browser.newContext({ ...opts, colorScheme: scheme });
-      const page = await context.newPage();
-      await page.goto(panel.url);
-      await page.getByRole('button', { name: 'Log in' }).waitFor();
-      await page.screenshot({ path: `${OUT}/login-${scheme}-${device}.png` });
-      await loginUi(page, panel, null);
-      for (const [name, url, act] of shots) {
-        await page.goto(panel.url + url);
-        await page.getByRole('heading', { level: 1 }).waitFor();
-        await page.waitForTimeout(name === 'overview' ? 4500 : 500); // the overview waits for status messages and its charts
-        if (act) await act(page);
-        await page.screenshot({ path: `${OUT}/${name}-${scheme}-${device}.png`, fullPage: !act });
+  for (const lang of ['en', 'fa'] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const [device, opts] of [
+        ['desktop', DESKTOP],
+        ['phone', { ...PHONE, deviceScaleFactor: 1 }],
+      ] as const) {
+        const context = await browser.newContext({
+          ...opts,
+          colorScheme: scheme,
+          locale: lang === 'fa' ? 'fa-IR' : 'en-US',
+        });
+        const page = await context.newPage();
+        const file = (name: string) => `${OUT}/${name}${lang === 'en' ? '' : `-${lang}`}-${scheme}-${device}.png`;
+        await page.goto(panel.url);
+        await page.locator('button[type=submit]').waitFor();
+        await page.screenshot({ path: file('login') });
+        await page.locator('input[name=username]').fill(ADMIN.username);
+        await page.locator('input[type=password]').fill(ADMIN.password);
+        await page.locator('button[type=submit]').click();
+        await page.waitForURL(/\/panel\//);
+        for (const [name, url, act] of shots) {
+          await page.goto(panel.url + url);
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await page.waitForTimeout(name === 'overview' ? 4500 : 500); // the overview waits for status messages and its charts
+          if (act) await act(page);
+          await page.screenshot({ path: file(name), fullPage: !act });
+        }
+        await context.close();
       }
-      await context.close();
     }
   }
   console.log(`wrote ${OUT}/*.png`);
