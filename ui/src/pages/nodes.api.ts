@@ -17,8 +17,8 @@ export interface NodeBody {
   clearApiToken?: boolean;
   enable: boolean;
   allowPrivateAddress: boolean;
-  tlsMode: 'verify' | 'pin' | 'skip';
-  tlsPin: string;
+  tlsMode?: 'verify' | 'pin' | 'skip';
+  tlsPin?: string;
 }
 
 export type TestBody = Omit<NodeBody, 'name' | 'remark' | 'enable' | 'clearApiToken'>;

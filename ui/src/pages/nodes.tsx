@@ -41,6 +41,8 @@ export function Nodes() {
   const [dialog, setDialog] = useState<Dlg>(null);
   const [busy, setBusy] = useState<Record<number, boolean>>({});
   const lastLoad = useRef(0);
+  /** The lastHeartbeat each node had when its sparklines were read. */
+  const sparkBeat = useRef(new Map<number, number>());
 
   const loadNodes = async () => {
     lastLoad.current = Date.now();
@@ -52,16 +54,20 @@ export function Nodes() {
       return;
     }
     setNodes(list);
+    // A node's history only grows when a probe reaches it, which moves its lastHeartbeat: only those are re-read.
+    const stale = list.filter((n) => sparkBeat.current.get(n.id) !== n.lastHeartbeat);
+    if (stale.length === 0) return;
     const entries = await Promise.all(
-      list.map(async (n): Promise<[number, Spark]> => {
+      stale.map(async (n): Promise<[number, Spark]> => {
         const [cpu, mem] = await Promise.all([
           nodesApi.history(n.id, 'cpu', SPARK_BUCKET).catch(() => []),
           nodesApi.history(n.id, 'mem', SPARK_BUCKET).catch(() => []),
         ]);
+        sparkBeat.current.set(n.id, n.lastHeartbeat);
         return [n.id, { cpu, mem }];
       }),
     );
-    setSparks(Object.fromEntries(entries));
+    setSparks((old) => ({ ...old, ...Object.fromEntries(entries) }));
   };
   const live = useRefetch(loadNodes);
   const liveInbounds = useRefetch(() => nodesApi.inbounds().then(setInbounds, (e) => announce(errText(e), true)));
@@ -436,15 +442,20 @@ function NodeForm(props: {
   const [fieldErr, setFieldErr] = useState<{ field: Field; text: string } | null>(null);
   const [test, setTest] = useState<TestState>(null);
   const [saving, setSaving] = useState(false);
+  const [tlsTouched, setTlsTouched] = useState(false);
 
   useEffect(() => {
     setF(mode?.kind === 'edit' ? fromNode(mode.node) : EMPTY);
     setError('');
     setFieldErr(null);
     setTest(null);
+    setTlsTouched(false);
   }, [mode]);
 
-  const set = (patch: Partial<FormState>) => setF((x) => ({ ...x, ...patch }));
+  const set = (patch: Partial<FormState>) => {
+    if ('tlsMode' in patch || 'tlsPin' in patch) setTlsTouched(true);
+    setF((x) => ({ ...x, ...patch }));
+  };
   const editing = mode?.kind === 'edit' ? mode.node : null;
 
   const connection = (): TestBody => ({
@@ -486,8 +497,16 @@ function NodeForm(props: {
     setError('');
     setFieldErr(null);
     setSaving(true);
+    const conn = connection();
+    // The node view carries tlsMode/tlsPin (the OpenAPI Node schema does not list them): if a panel ever leaves them
+    // out, an untouched form must not reset a pinned node to "verify", so they are then omitted (kept as stored).
+    const keepTls = editing && !('tlsMode' in editing) && !tlsTouched;
+    if (keepTls) {
+      delete conn.tlsMode;
+      delete conn.tlsPin;
+    }
     const body: NodeBody = {
-      ...connection(),
+      ...conn,
       name: f.name.trim(),
       remark: f.remark,
       enable: f.enable,
@@ -515,11 +534,7 @@ function NodeForm(props: {
   const input = (key: keyof FormState) => (e: Event) => set({ [key]: (e.target as HTMLInputElement).value });
   const check = (key: keyof FormState) => (e: Event) => set({ [key]: (e.target as HTMLInputElement).checked });
 
-  const tokenNote = editing
-    ? editing.hasApiToken
-      ? t('tokenSet')
-      : t('tokenNotSet')
-    : t('tokenHelp');
+  const tokenNote = editing ? (editing.hasApiToken ? t('tokenSet') : t('tokenNotSet')) : t('tokenHelp');
   const tokenDescribedBy = ['nf-token-note', fieldErr?.field === 'apiToken' ? 'nf-err-apiToken' : '']
     .filter(Boolean)
     .join(' ');
