@@ -1,7 +1,7 @@
 // What the node API answers in the envelope's `obj` (zod, for the OpenAPI document and the typed client).
 import { z } from 'zod';
 import { bucketParam, nodeMetricParam } from '../status/input.js';
-import { NODE_SCHEMES, NODE_STATUSES } from './model.js';
+import { NODE_SCHEMES, NODE_STATUSES, NODE_TLS_MODES } from './model.js';
 import { idParam } from '../shared/input.js';
 
 /** A node (spec: Node); the stored API token is write-only: `apiToken` is always "". */
@@ -18,6 +18,8 @@ export const nodeViewObj = z
     hasApiToken: z.boolean(),
     enable: z.boolean(),
     allowPrivateAddress: z.boolean(),
+    tlsMode: z.enum(NODE_TLS_MODES),
+    tlsPin: z.string(),
     status: z.enum(NODE_STATUSES),
     lastHeartbeat: z.number(),
     latencyMs: z.number(),
@@ -45,6 +47,7 @@ export const probeResultObj = z.object({
   memPct: z.number(),
   uptimeSecs: z.number(),
   error: z.string(),
+  tlsPin: z.string(),
 });
 
 /** `{t, v}` samples of a history ring (t: Unix seconds). */
