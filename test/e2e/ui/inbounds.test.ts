@@ -332,6 +332,7 @@ describe.skipIf(missing)('inbounds page in Chromium', () => {
     await expect.poll(() => link.count()).toBe(1);
     expect(new URL((await link.getAttribute('href'))!, panel.url).pathname).toMatch(/\/panel\/nodes$/);
     expect(await page.getByRole('row').filter({ hasText: 'Big one' }).getByText('local').count()).toBe(1);
+    await link.scrollIntoViewIfNeeded();
     await page.screenshot({ path: shotPath('inbounds-nodes-desktop') });
 
     // Edit keeps the binding shown; back to local unbinds it.
@@ -358,7 +359,7 @@ describe.skipIf(missing)('inbounds page in Chromium', () => {
       const row = page.getByRole('row').filter({ hasText: 'Big one' });
       expect(await row.getByRole('link', { name: 'کاربران Big one' }).textContent()).toBe('۲۰٬۰۰۰');
       expect(await row.getByRole('switch', { name: 'فعال' }).isChecked()).toBe(true);
-      await page.screenshot({ path: shotPath(`inbounds-fa-${size}`), fullPage: opts === PHONE });
+      await page.screenshot({ path: shotPath(`inbounds-fa-${size}`) });
 
       const d = await openForm(page, 'افزودن ورودی', 'افزودن ورودی');
       for (const name of ['پروتکل', 'امنیت', 'انتقال', 'نود'])

@@ -124,7 +124,7 @@ export function Inbounds() {
                       aria-label={t('nodeOf', { name: label(r), node: nodeName(r.nodeId) })}
                       onClick={(e) => go(e, `${base}panel/nodes`)}
                     >
-                      <bdi>{nodeName(r.nodeId)}</bdi>
+                      <bdi style={{ whiteSpace: 'nowrap' }}>{nodeName(r.nodeId)}</bdi>
                     </a>
                   ) : (
                     <span class="muted">{t('local')}</span>
@@ -140,9 +140,11 @@ export function Inbounds() {
                   </a>
                 </td>
                 <td data-label={t('colTraffic')}>
-                  <span style={{ whiteSpace: 'nowrap' }}>↑ {bytes(r.up)}</span>{' '}
-                  <span style={{ whiteSpace: 'nowrap' }}>↓ {bytes(r.down)}</span>
-                  {r.total ? <span style={{ whiteSpace: 'nowrap' }}> / {bytes(r.total)}</span> : ''}
+                  <span>
+                    <span style={{ whiteSpace: 'nowrap' }}>↑ {bytes(r.up)}</span>{' '}
+                    <span style={{ whiteSpace: 'nowrap' }}>↓ {bytes(r.down)}</span>
+                    {r.total ? <span style={{ whiteSpace: 'nowrap' }}> / {bytes(r.total)}</span> : ''}
+                  </span>
                 </td>
                 <td data-label={t('colExpiry')}>{r.expiryTime ? date(r.expiryTime) : '—'}</td>
                 <td data-label={t('colEnabled')}>
