@@ -1,6 +1,7 @@
 // The inbounds page in real Chromium: every protocol family through the form (checked in what the API stored),
 // keys from the server's generators, edit, clone, export → import, the panel's message next to the field it names,
-// and an inbound of 20,000 clients whose clients open paged on the clients page.
+// an inbound of 20,000 clients whose clients open paged on the clients page, the node an inbound is bound to
+// (list and form), and the page in Persian (right to left).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { killAll, startPanel, type Panel } from '../support/index.js';
@@ -299,6 +300,89 @@ describe.skipIf(missing)('inbounds page in Chromium', () => {
       await d.getByRole('combobox', { name: 'Security' }).selectOption('tls');
       await page.screenshot({ path: shotPath(`inbound-form-${scheme}-phone`) });
       expect(await axeProblems(page)).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('binds an inbound to a node in the form; the list names the node (a link to the nodes page)', async () => {
+    const node = await panel.api('POST', '/panel/api/nodes/add', {
+      name: 'edge-1',
+      address: '203.0.113.7',
+      port: 2053,
+      enable: false,
+    });
+    expect(node.success, node.msg).toBe(true);
+    const { context, page, errors } = await openPage(browser);
+    await loginUi(page, panel, 'panel/inbounds');
+    let d = await openForm(page);
+    // Only protocols that may run on a node offer the choice.
+    await d.getByRole('combobox', { name: 'Protocol' }).selectOption('socks');
+    expect(await d.getByRole('combobox', { name: 'Node' }).count()).toBe(0);
+    await d.getByRole('combobox', { name: 'Protocol' }).selectOption('vless');
+    const nodeBox = d.getByRole('combobox', { name: 'Node' });
+    await expect.poll(() => nodeBox.locator('option').allTextContents()).toEqual(['local', 'edge-1']);
+    await nodeBox.selectOption({ label: 'edge-1' });
+    await d.getByRole('spinbutton', { name: 'Port', exact: true }).fill(String(++nextPort));
+    await d.getByRole('textbox', { name: 'Remark' }).fill('on-edge');
+    await save(d);
+    expect((await stored('on-edge')).nodeId).toBe(node.obj.id);
+
+    const row = page.getByRole('row').filter({ hasText: 'on-edge' });
+    const link = row.getByRole('link', { name: 'Node of on-edge: edge-1' });
+    await expect.poll(() => link.count()).toBe(1);
+    expect(new URL((await link.getAttribute('href'))!, panel.url).pathname).toMatch(/\/panel\/nodes$/);
+    expect(await page.getByRole('row').filter({ hasText: 'Big one' }).getByText('local').count()).toBe(1);
+    await link.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: shotPath('inbounds-nodes-desktop') });
+
+    // Edit keeps the binding shown; back to local unbinds it.
+    d = await openForm(page, 'Edit on-edge', 'Edit on-edge');
+    expect(await d.getByRole('combobox', { name: 'Node' }).inputValue()).toBe(String(node.obj.id));
+    await d.getByRole('combobox', { name: 'Node' }).selectOption({ label: 'local' });
+    await save(d);
+    expect((await stored('on-edge')).nodeId).toBeNull();
+    await expect.poll(() => row.getByRole('link', { name: /^Node of/ }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('speaks Persian right to left: the add dialog is translated and passes axe', async () => {
+    for (const opts of [DESKTOP, PHONE]) {
+      const size = opts === PHONE ? 'phone' : 'desktop';
+      const { context, page, errors } = await openPage(browser, opts);
+      await loginUi(page, panel, 'panel/inbounds');
+      await expect.poll(() => page.getByRole('row').filter({ hasText: 'Big one' }).count()).toBe(1);
+      await page.getByRole('combobox', { name: 'Language' }).selectOption({ label: 'فارسی' });
+      await expect.poll(() => page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe('fa');
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('ورودی‌ها');
+      const row = page.getByRole('row').filter({ hasText: 'Big one' });
+      expect(await row.getByRole('link', { name: 'کاربران Big one' }).textContent()).toBe('۲۰٬۰۰۰');
+      expect(await row.getByRole('switch', { name: 'فعال' }).isChecked()).toBe(true);
+      await page.screenshot({ path: shotPath(`inbounds-fa-${size}`) });
+
+      const d = await openForm(page, 'افزودن ورودی', 'افزودن ورودی');
+      for (const name of ['پروتکل', 'امنیت', 'انتقال', 'نود'])
+        expect(await d.getByRole('combobox', { name, exact: true }).count(), name).toBe(1);
+      expect(await d.getByRole('spinbutton', { name: 'پورت', exact: true }).count()).toBe(1);
+      expect(await d.getByRole('textbox', { name: 'یادداشت' }).count()).toBe(1);
+      expect(await d.getByRole('textbox', { name: 'نشانی شنود' }).getAttribute('placeholder')).toBe('همهٔ نشانی‌ها');
+      expect(await d.getByRole('button', { name: 'ذخیره' }).count()).toBe(1);
+      expect(await d.getByRole('button', { name: 'انصراف' }).count()).toBe(1);
+      await d.getByRole('combobox', { name: 'امنیت' }).selectOption('reality');
+      await expect.poll(() => d.getByRole('textbox', { name: 'کلید عمومی' }).inputValue()).toMatch(/^[\w-]{43}$/);
+      expect(await d.getByRole('button', { name: 'تولید کلیدهای ML-DSA-65' }).count()).toBe(1);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: shotPath(`inbound-form-fa-${size}`) });
+
+      // Back to English: the dialog closes and the page is left to right again.
+      await page.keyboard.press('Escape');
+      await expect.poll(() => d.isVisible()).toBe(false);
+      await page.getByRole('combobox', { name: 'Language' }).selectOption({ label: 'English' });
+      await expect.poll(() => page.evaluate(() => document.documentElement.dir)).toBe('ltr');
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Inbounds');
+      expect(await page.getByRole('button', { name: 'Add inbound' }).count()).toBe(1);
+      expect(errors).toEqual([]);
       await context.close();
     }
   });

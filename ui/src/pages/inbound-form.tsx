@@ -1,12 +1,21 @@
 // The inbound dialog for add, edit and clone: every protocol, transport and security the API accepts, keys from
 // the server's generators, and the panel's message shown next to the field it names. Editing keeps every field
 // of settings/streamSettings the form does not show (the form overlays what it edits on the stored objects).
+// The combobox "Node" binds an inbound of a node-capable protocol to a node (or to the local core). Strings:
+// inbound-form.i18n.ts.
 import { useEffect, useState } from 'preact/hooks';
-import type { InboundRow } from '../api';
 import { api } from '../api';
 import { announce } from '../announce';
 import { Dialog } from '../common';
-import { inboundsApi, type FallbackRule, type VlessEncAuth } from './inbounds.api';
+import {
+  inboundsApi,
+  nodeCapable,
+  type BoundInbound,
+  type FallbackRule,
+  type NodeBrief,
+  type VlessEncAuth,
+} from './inbounds.api';
+import { t } from './inbound-form.i18n';
 
 type Obj = Record<string, any>;
 
@@ -55,7 +64,7 @@ const list = (s: string) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-export type FormMode = { kind: 'add' } | { kind: 'edit'; row: InboundRow } | { kind: 'clone'; row: InboundRow };
+export type FormMode = { kind: 'add' } | { kind: 'edit'; row: BoundInbound } | { kind: 'clone'; row: BoundInbound };
 
 /** The form's editable state, read from (or defaulted for) an inbound. */
 interface Draft {
@@ -66,6 +75,8 @@ interface Draft {
   totalGB: string;
   expiry: string;
   sniffing: boolean;
+  /** The node the inbound runs on; null: the local core. */
+  nodeId: number | null;
   settings: Obj;
   stream: Obj;
 }
@@ -80,6 +91,7 @@ function draftOf(mode: FormMode): Draft {
       totalGB: '',
       expiry: '',
       sniffing: true,
+      nodeId: null,
       settings: { decryption: 'none' },
       stream: { network: 'tcp', security: 'none' },
     };
@@ -91,11 +103,12 @@ function draftOf(mode: FormMode): Draft {
   return {
     protocol: r.protocol,
     port: mode.kind === 'clone' ? String(10000 + Math.floor(Math.random() * 50000)) : String(r.port),
-    remark: mode.kind === 'clone' ? `${r.remark || r.tag} copy` : r.remark,
+    remark: mode.kind === 'clone' ? t('copyName', { name: r.remark || r.tag }) : r.remark,
     listen: r.listen ?? '',
     totalGB: r.total ? String(Math.round((r.total / 1024 ** 3) * 100) / 100) : '',
     expiry: r.expiryTime > 0 ? new Date(r.expiryTime).toISOString().slice(0, 10) : '',
     sniffing: !!(r as Obj).sniffing?.enabled,
+    nodeId: r.nodeId ?? null,
     settings: structuredClone(settings),
     stream,
   };
@@ -128,7 +141,13 @@ function defaultSettings(p: string): Obj {
 /** The field a panel message names ("port: …", "streamSettings.realitySettings…: …"), for showing it there. */
 export const fieldOf = (msg: string) => /^([A-Za-z][\w.[\]]*):/.exec(msg)?.[1] ?? '';
 
-export function InboundForm(props: { mode: FormMode | null; onClose: () => void; onSaved: () => void }) {
+export function InboundForm(props: {
+  mode: FormMode | null;
+  /** The nodes an inbound may be bound to (from the list page). */
+  nodes: NodeBrief[];
+  onClose: () => void;
+  onSaved: () => void;
+}) {
   const mode = props.mode;
   const [d, setD] = useState<Draft | null>(null);
   const [error, setError] = useState('');
@@ -157,14 +176,12 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
     }
   }, [mode]);
 
-  if (!mode || !d) return <Dialog title="Add inbound" open={false} onClose={props.onClose} children={null} />;
+  if (!mode || !d) return <Dialog title={t('addInbound')} open={false} onClose={props.onClose} children={null} />;
 
   const title =
     mode.kind === 'add'
-      ? 'Add inbound'
-      : mode.kind === 'edit'
-        ? `Edit ${mode.row.remark || mode.row.tag}`
-        : `Clone ${mode.row.remark || mode.row.tag}`;
+      ? t('addInbound')
+      : t(mode.kind === 'edit' ? 'editOf' : 'cloneOf', { name: mode.row.remark || mode.row.tag });
   const set = (patch: Partial<Draft>) => setD({ ...d, ...patch });
   const setS = (patch: Obj) => setD({ ...d, settings: { ...d.settings, ...patch } });
   const setStream = (patch: Obj) => setD({ ...d, stream: { ...d.stream, ...patch } });
@@ -288,7 +305,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         enabled: d.sniffing,
         destOverride: ['http', 'tls', 'quic'],
       },
-      ...(mode.kind !== 'add' && (mode.row as Obj).nodeId ? { nodeId: (mode.row as Obj).nodeId } : {}),
+      nodeId: nodeCapable(p) ? d.nodeId : null,
     };
   };
 
@@ -304,7 +321,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
           fallbacks.filter((f) => f.childId > 0),
         );
       }
-      announce(mode.kind === 'edit' ? `Inbound "${d.remark}" saved` : `Inbound "${d.remark}" added`);
+      announce(t(mode.kind === 'edit' ? 'saved' : 'added', { name: d.remark }));
       props.onSaved();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -334,7 +351,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
       <form class="stack" onSubmit={submit} noValidate>
         <div class="row">
           <label class="grow">
-            Protocol
+            {t('protocol')}
             <select name="protocol" value={p} onChange={(e) => changeProtocol((e.target as HTMLSelectElement).value)}>
               {PROTOCOLS.map((x) => (
                 <option key={x} value={x}>
@@ -344,7 +361,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             </select>
           </label>
           <label class="grow">
-            Port
+            {t('port')}
             <input
               name="port"
               type="number"
@@ -357,13 +374,39 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             />
             {fieldError('err-port', 'port')}
           </label>
+          {nodeCapable(p) && (
+            <label class="grow">
+              {t('node')}
+              <select
+                name="node"
+                value={d.nodeId === null ? '' : String(d.nodeId)}
+                onChange={(e) => {
+                  const v = (e.target as HTMLSelectElement).value;
+                  set({ nodeId: v ? Number(v) : null });
+                }}
+                {...invalid('err-node', 'nodeId')}
+              >
+                <option value="">{t('local')}</option>
+                {props.nodes.map((n) => (
+                  <option key={n.id} value={String(n.id)}>
+                    {n.name}
+                  </option>
+                ))}
+                {d.nodeId !== null && !props.nodes.some((n) => n.id === d.nodeId) && (
+                  <option value={String(d.nodeId)}>{t('nodeN', { id: d.nodeId })}</option>
+                )}
+              </select>
+              {fieldError('err-node', 'nodeId')}
+            </label>
+          )}
         </div>
         <div class="row">
           <label class="grow">
-            Remark
+            {t('remark')}
             <input
               name="remark"
               type="text"
+              dir="auto"
               value={d.remark}
               onInput={(e) => set({ remark: (e.target as HTMLInputElement).value })}
               {...invalid('err-remark', 'remark')}
@@ -371,10 +414,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             {fieldError('err-remark', 'remark')}
           </label>
           <label class="grow">
-            Listen address
+            {t('listen')}
             <input
               type="text"
-              placeholder="all addresses"
+              dir="auto"
+              placeholder={t('allAddresses')}
               value={d.listen}
               onInput={(e) => set({ listen: (e.target as HTMLInputElement).value })}
               {...invalid('err-listen', 'listen')}
@@ -384,7 +428,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         </div>
         <div class="row">
           <label class="grow">
-            Traffic limit (GB, empty for none)
+            {t('trafficLimit')}
             <input
               type="number"
               min={0}
@@ -394,7 +438,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             />
           </label>
           <label class="grow">
-            Expiry date
+            {t('expiryDate')}
             <input
               type="date"
               value={d.expiry}
@@ -405,11 +449,12 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
 
         {p === 'vless' && (
           <fieldset>
-            <legend>VLESS encryption</legend>
+            <legend>{t('vlessEncryption')}</legend>
             <label>
-              Decryption (server)
+              {t('decryption')}
               <input
                 type="text"
+                dir="auto"
                 value={d.settings.decryption ?? 'none'}
                 onInput={(e) => setS({ decryption: (e.target as HTMLInputElement).value || 'none' })}
                 {...invalid('err-dec', 'settings.decryption')}
@@ -418,17 +463,17 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             </label>
             {d.settings.encryption && (
               <label>
-                Encryption (clients)
-                <input type="text" readOnly value={d.settings.encryption} />
+                {t('encryption')}
+                <input type="text" dir="auto" readOnly value={d.settings.encryption} />
               </label>
             )}
             <div class="row">
               <button type="button" onClick={vlessEnc}>
-                Generate VLESS encryption
+                {t('genVlessEnc')}
               </button>
               {encChoices.length > 0 && (
                 <label class="inline">
-                  Authentication
+                  {t('authentication')}
                   <select
                     onChange={(e) => {
                       const a = encChoices[Number((e.target as HTMLSelectElement).value)]!;
@@ -445,7 +490,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                 </label>
               )}
               <button type="button" onClick={() => setS({ decryption: 'none', encryption: undefined })}>
-                No encryption
+                {t('noEncryption')}
               </button>
             </div>
           </fieldset>
@@ -454,7 +499,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         {p === 'shadowsocks' && (
           <div class="row">
             <label class="grow">
-              Method
+              {t('method')}
               <select
                 value={d.settings.method ?? SS_METHODS[1]}
                 onChange={(e) => {
@@ -470,9 +515,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               </select>
             </label>
             <label class="grow">
-              Server key
+              {t('serverKey')}
               <input
                 type="text"
+                dir="auto"
                 value={d.settings.password ?? ''}
                 onInput={(e) => setS({ password: (e.target as HTMLInputElement).value })}
                 {...invalid('err-sspw', 'settings.password', 'settings')}
@@ -481,7 +527,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             </label>
             <div class="row" style={{ alignSelf: 'end' }}>
               <button type="button" onClick={() => setS({ password: ssKey(d.settings.method ?? SS_METHODS[1]) })}>
-                Generate key
+                {t('genKey')}
               </button>
             </div>
           </div>
@@ -489,25 +535,26 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
 
         {(p === 'socks' || p === 'mixed' || p === 'http') && (
           <fieldset>
-            <legend>Authentication</legend>
+            <legend>{t('authentication')}</legend>
             {p !== 'http' && (
               <label>
-                Method
+                {t('method')}
                 <select
                   value={d.settings.auth ?? 'noauth'}
                   onChange={(e) => setS({ auth: (e.target as HTMLSelectElement).value })}
                 >
-                  <option value="noauth">none</option>
-                  <option value="password">password</option>
+                  <option value="noauth">{t('authNone')}</option>
+                  <option value="password">{t('authPassword')}</option>
                 </select>
               </label>
             )}
             {(p === 'http' || d.settings.auth === 'password') && (
               <div class="row">
                 <label class="grow">
-                  User
+                  {t('user')}
                   <input
                     type="text"
+                    dir="auto"
                     value={d.settings.accounts?.[0]?.user ?? ''}
                     onInput={(e) =>
                       setS({
@@ -517,9 +564,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                   />
                 </label>
                 <label class="grow">
-                  Password
+                  {t('password')}
                   <input
                     type="text"
+                    dir="auto"
                     value={d.settings.accounts?.[0]?.pass ?? ''}
                     onInput={(e) =>
                       setS({
@@ -546,15 +594,16 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         {p === 'dokodemo' && (
           <div class="row">
             <label class="grow">
-              Target address
+              {t('targetAddress')}
               <input
                 type="text"
+                dir="auto"
                 value={d.settings.address ?? ''}
                 onInput={(e) => setS({ address: (e.target as HTMLInputElement).value })}
               />
             </label>
             <label class="grow">
-              Target port
+              {t('targetPort')}
               <input
                 type="number"
                 min={1}
@@ -564,7 +613,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               />
             </label>
             <label class="grow">
-              Network
+              {t('network')}
               <select
                 value={d.settings.network ?? 'tcp,udp'}
                 onChange={(e) => setS({ network: (e.target as HTMLSelectElement).value })}
@@ -583,22 +632,23 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
           <fieldset>
             <legend>WireGuard</legend>
             <label>
-              Private key
+              {t('privateKey')}
               <input
                 type="text"
+                dir="auto"
                 value={d.settings.secretKey ?? ''}
                 onInput={(e) => setS({ secretKey: (e.target as HTMLInputElement).value })}
               />
             </label>
             {d.settings.pubKey && (
               <label>
-                Public key
-                <input type="text" readOnly value={d.settings.pubKey} />
+                {t('publicKey')}
+                <input type="text" dir="auto" readOnly value={d.settings.pubKey} />
               </label>
             )}
             <div class="row">
               <button type="button" onClick={wgKey}>
-                Generate WireGuard key
+                {t('genWgKey')}
               </button>
               <label class="inline">
                 MTU
@@ -617,7 +667,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         {streamed(p) && (
           <div class="row">
             <label class="grow">
-              Transport
+              {t('transport')}
               <select
                 value={network}
                 onChange={(e) => {
@@ -636,9 +686,9 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               </select>
             </label>
             <label class="grow">
-              Security
+              {t('security')}
               <select value={security} onChange={(e) => changeSecurity((e.target as HTMLSelectElement).value)}>
-                <option value="none">none</option>
+                <option value="none">{t('securityNone')}</option>
                 <option value="tls">tls</option>
                 {realityCapable(p, network) && <option value="reality">reality</option>}
               </select>
@@ -649,9 +699,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         {streamed(p) && ['ws', 'httpupgrade', 'xhttp'].includes(network) && (
           <div class="row">
             <label class="grow">
-              Path
+              {t('path')}
               <input
                 type="text"
+                dir="auto"
                 value={sub(`${network}Settings`).path ?? '/'}
                 onInput={(e) => setSub(`${network}Settings`, { path: (e.target as HTMLInputElement).value })}
                 {...invalid('err-path', `streamSettings.${network}Settings`)}
@@ -659,16 +710,17 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               {fieldError('err-path', `streamSettings.${network}Settings`)}
             </label>
             <label class="grow">
-              Host
+              {t('host')}
               <input
                 type="text"
+                dir="auto"
                 value={sub(`${network}Settings`).host ?? ''}
                 onInput={(e) => setSub(`${network}Settings`, { host: (e.target as HTMLInputElement).value })}
               />
             </label>
             {network === 'xhttp' && (
               <label class="grow">
-                Mode
+                {t('mode')}
                 <select
                   value={sub('xhttpSettings').mode ?? 'auto'}
                   onChange={(e) => setSub('xhttpSettings', { mode: (e.target as HTMLSelectElement).value })}
@@ -685,9 +737,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         )}
         {streamed(p) && network === 'grpc' && (
           <label>
-            Service name
+            {t('serviceName')}
             <input
               type="text"
+              dir="auto"
               value={sub('grpcSettings').serviceName ?? ''}
               onInput={(e) => setSub('grpcSettings', { serviceName: (e.target as HTMLInputElement).value })}
             />
@@ -696,7 +749,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
         {streamed(p) && network === 'kcp' && (
           <div class="row">
             <label class="grow">
-              Header type
+              {t('headerType')}
               <select
                 value={sub('kcpSettings').header?.type ?? 'none'}
                 onChange={(e) => setSub('kcpSettings', { header: { type: (e.target as HTMLSelectElement).value } })}
@@ -709,9 +762,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               </select>
             </label>
             <label class="grow">
-              Seed
+              {t('seed')}
               <input
                 type="text"
+                dir="auto"
                 value={sub('kcpSettings').seed ?? ''}
                 onInput={(e) => setSub('kcpSettings', { seed: (e.target as HTMLInputElement).value })}
               />
@@ -724,10 +778,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             <legend>TLS</legend>
             <div class="row">
               <label class="grow">
-                Server name (SNI)
+                {t('sni')}
                 <input
                   name="sni"
                   type="text"
+                  dir="auto"
                   value={tls.serverName ?? ''}
                   onInput={(e) => setSub('tlsSettings', { serverName: (e.target as HTMLInputElement).value })}
                 />
@@ -736,6 +791,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                 ALPN
                 <input
                   type="text"
+                  dir="auto"
                   value={(tls.alpn ?? []).join(', ')}
                   onInput={(e) => setSub('tlsSettings', { alpn: list((e.target as HTMLInputElement).value) })}
                 />
@@ -743,10 +799,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             </div>
             <div class="row">
               <label class="grow">
-                Certificate file
+                {t('certFile')}
                 <input
                   name="cert"
                   type="text"
+                  dir="auto"
                   value={cert.certificateFile ?? ''}
                   onInput={(e) =>
                     setSub('tlsSettings', {
@@ -758,10 +815,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                 {fieldError('err-cert', 'streamSettings.tlsSettings')}
               </label>
               <label class="grow">
-                Key file
+                {t('keyFile')}
                 <input
                   name="key"
                   type="text"
+                  dir="auto"
                   value={cert.keyFile ?? ''}
                   onInput={(e) =>
                     setSub('tlsSettings', {
@@ -773,7 +831,7 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             </div>
             <div class="row">
               <label class="grow">
-                Fingerprint
+                {t('fingerprint')}
                 <select
                   value={tls.settings?.fingerprint ?? 'chrome'}
                   onChange={(e) =>
@@ -791,9 +849,9 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               </label>
               <div class="row" style={{ alignSelf: 'end' }}>
                 <button type="button" onClick={ech}>
-                  Generate ECH keys
+                  {t('genEch')}
                 </button>
-                {tls.echServerKeys && <span class="muted">ECH keys set</span>}
+                {tls.echServerKeys && <span class="muted">{t('echSet')}</span>}
               </div>
             </div>
           </fieldset>
@@ -804,10 +862,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             <legend>Reality</legend>
             <div class="row">
               <label class="grow">
-                Server name (SNI)
+                {t('sni')}
                 <input
                   name="sni"
                   type="text"
+                  dir="auto"
                   value={(reality.serverNames ?? []).join(', ')}
                   onInput={(e) =>
                     setSub('realitySettings', { serverNames: list((e.target as HTMLInputElement).value) })
@@ -815,10 +874,11 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                 />
               </label>
               <label class="grow">
-                Target
+                {t('target')}
                 <input
                   name="dest"
                   type="text"
+                  dir="auto"
                   value={reality.target ?? reality.dest ?? ''}
                   onInput={(e) => setSub('realitySettings', { target: (e.target as HTMLInputElement).value })}
                   {...invalid('err-target', 'streamSettings.realitySettings')}
@@ -827,31 +887,32 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
               </label>
             </div>
             <label>
-              Short IDs
+              {t('shortIds')}
               <input
                 type="text"
+                dir="auto"
                 value={(reality.shortIds ?? []).join(', ')}
                 onInput={(e) => setSub('realitySettings', { shortIds: list((e.target as HTMLInputElement).value) })}
               />
             </label>
             <label>
-              Public key
-              <input readOnly value={reality.settings?.publicKey ?? ''} />
+              {t('publicKey')}
+              <input dir="auto" readOnly value={reality.settings?.publicKey ?? ''} />
             </label>
             <label>
-              Private key
-              <input readOnly value={reality.privateKey ?? ''} />
+              {t('privateKey')}
+              <input dir="auto" readOnly value={reality.privateKey ?? ''} />
             </label>
             <div class="row">
               <button type="button" onClick={realityKeys}>
-                Generate keys
+                {t('genKeys')}
               </button>
               <button type="button" onClick={mldsa}>
-                Generate ML-DSA-65 keys
+                {t('genMldsa')}
               </button>
-              {reality.mldsa65Seed && <span class="muted">ML-DSA-65 set</span>}
+              {reality.mldsa65Seed && <span class="muted">{t('mldsaSet')}</span>}
               <label class="inline">
-                Fingerprint
+                {t('fingerprint')}
                 <select
                   value={reality.settings?.fingerprint ?? 'chrome'}
                   onChange={(e) =>
@@ -873,12 +934,12 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
 
         {fallbackCapable(p, network) && security !== 'reality' && (
           <fieldset>
-            <legend>Fallbacks</legend>
-            {fallbacks.length === 0 && <p class="muted">No fallbacks: unmatched connections are closed.</p>}
+            <legend>{t('fallbacks')}</legend>
+            {fallbacks.length === 0 && <p class="muted">{t('noFallbacks')}</p>}
             {fallbacks.map((f, i) => (
               <div class="row" key={i}>
                 <label class="grow">
-                  Fallback {i + 1} target inbound
+                  {t('fallbackTarget', { n: i + 1 })}
                   <select
                     value={String(f.childId)}
                     onChange={(e) => {
@@ -890,15 +951,16 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                     <option value="0">—</option>
                     {children.map((c) => (
                       <option key={c.id} value={String(c.id)}>
-                        {c.remark || `port ${c.port}`}
+                        {c.remark || t('portN', { port: String(c.port) })}
                       </option>
                     ))}
                   </select>
                 </label>
                 <label class="grow">
-                  Fallback {i + 1} path
+                  {t('fallbackPath', { n: i + 1 })}
                   <input
                     type="text"
+                    dir="auto"
                     value={f.path ?? ''}
                     onInput={(e) => {
                       const next = [...fallbacks];
@@ -908,9 +970,10 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                   />
                 </label>
                 <label class="grow">
-                  Fallback {i + 1} ALPN
+                  {t('fallbackAlpn', { n: i + 1 })}
                   <input
                     type="text"
+                    dir="auto"
                     value={f.alpn ?? ''}
                     onInput={(e) => {
                       const next = [...fallbacks];
@@ -921,16 +984,16 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
                 </label>
                 <button
                   type="button"
-                  aria-label={`Remove fallback ${i + 1}`}
+                  aria-label={t('removeFallback', { n: i + 1 })}
                   onClick={() => setFallbacks(fallbacks.filter((_, j) => j !== i))}
                 >
-                  Remove
+                  {t('remove')}
                 </button>
               </div>
             ))}
             <div>
               <button type="button" onClick={() => setFallbacks([...fallbacks, { childId: 0, path: '' }])}>
-                Add fallback
+                {t('addFallback')}
               </button>
             </div>
           </fieldset>
@@ -942,17 +1005,17 @@ export function InboundForm(props: { mode: FormMode | null; onClose: () => void;
             checked={d.sniffing}
             onChange={(e) => set({ sniffing: (e.target as HTMLInputElement).checked })}
           />
-          Sniffing
+          {t('sniffing')}
         </label>
         <div role="alert" class="alert">
           {error}
         </div>
         <div class="actions">
           <button type="button" onClick={props.onClose}>
-            Cancel
+            {t('cancel')}
           </button>
           <button type="submit" class="primary" disabled={busy}>
-            Save
+            {t('save')}
           </button>
         </div>
       </form>

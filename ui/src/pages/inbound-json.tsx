@@ -1,10 +1,11 @@
 // Export an inbound as JSON (copy or download; the full inbound with its clients, the form /inbounds/import takes)
-// and import one (pasted or from a file).
+// and import one (pasted or from a file). Strings: inbounds.i18n.ts.
 import { useEffect, useState } from 'preact/hooks';
 import type { InboundRow } from '../api';
 import { announce } from '../announce';
 import { Dialog } from '../common';
 import { inboundsApi } from './inbounds.api';
+import { t } from './inbounds.i18n';
 
 export function ExportInbound(props: { row: InboundRow | null; onClose: () => void }) {
   const [text, setText] = useState('');
@@ -21,9 +22,9 @@ export function ExportInbound(props: { row: InboundRow | null; onClose: () => vo
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
-      announce('Inbound JSON copied');
+      announce(t('copied'));
     } catch {
-      announce('The browser refused the clipboard; select the text and copy it', true);
+      announce(t('clipboardRefused'), true);
     }
   };
   const download = () => {
@@ -33,21 +34,21 @@ export function ExportInbound(props: { row: InboundRow | null; onClose: () => vo
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   };
   return (
-    <Dialog title={`Export ${name}`} open={!!row} onClose={props.onClose} wide>
+    <Dialog title={t('exportOf', { name })} open={!!row} onClose={props.onClose} wide>
       <div class="stack">
         <label>
-          Inbound JSON
-          <textarea readOnly rows={14} value={text || 'Loading…'} class="mono" />
+          {t('inboundJson')}
+          <textarea readOnly rows={14} value={text || t('loading')} class="mono" dir="ltr" />
         </label>
         <div class="actions">
           <button type="button" onClick={props.onClose}>
-            Close
+            {t('close')}
           </button>
           <button type="button" onClick={download} disabled={!text}>
-            Download
+            {t('download')}
           </button>
           <button type="button" class="primary" onClick={copy} disabled={!text}>
-            Copy
+            {t('copy')}
           </button>
         </div>
       </div>
@@ -71,7 +72,7 @@ export function ImportInbound(props: { open: boolean; onClose: () => void; onSav
     setError('');
     try {
       const ib = await inboundsApi.import(text);
-      announce(`Inbound "${ib.remark || ib.tag}" imported`);
+      announce(t('imported', { name: ib.remark || ib.tag }));
       props.onSaved();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -80,20 +81,21 @@ export function ImportInbound(props: { open: boolean; onClose: () => void; onSav
     }
   };
   return (
-    <Dialog title="Import inbound" open={props.open} onClose={props.onClose} wide>
+    <Dialog title={t('importInbound')} open={props.open} onClose={props.onClose} wide>
       <form class="stack" onSubmit={submit}>
         <label>
-          Inbound JSON
+          {t('inboundJson')}
           <textarea
             rows={12}
             class="mono"
+            dir="ltr"
             value={text}
             required
             onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
           />
         </label>
         <label>
-          Or a file
+          {t('orFile')}
           <input
             type="file"
             accept="application/json,.json"
@@ -108,10 +110,10 @@ export function ImportInbound(props: { open: boolean; onClose: () => void; onSav
         </div>
         <div class="actions">
           <button type="button" onClick={props.onClose}>
-            Cancel
+            {t('cancel')}
           </button>
           <button type="submit" class="primary" disabled={busy || !text.trim()}>
-            Import
+            {t('import')}
           </button>
         </div>
       </form>

@@ -1,8 +1,9 @@
-// Inbounds: the list with an enable switch per row; add, edit and clone (inbound-form.tsx), export and import as
-// JSON, reset traffic, delete; an inbound's clients open on the clients page, paged by the server (an inbound of
-// 20,000 clients is never rendered whole). Refetches on `invalidate` for inbounds.
+// Inbounds: the list with an enable switch per row and the node each inbound runs on; add, edit and clone
+// (inbound-form.tsx), export and import as JSON, reset traffic, delete; an inbound's clients open on the clients
+// page, paged by the server (an inbound of 20,000 clients is never rendered whole). Refetches on `invalidate` for
+// inbounds (and for nodes, whose names the list shows). Strings: inbounds.i18n.ts.
 import { useEffect, useState } from 'preact/hooks';
-import { api, type InboundRow } from '../api';
+import { api } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
 import { Dialog } from '../common';
@@ -12,6 +13,10 @@ import { base } from '../api';
 import { InboundForm, type FormMode } from './inbound-form';
 import { ExportInbound, ImportInbound } from './inbound-json';
 import { useRefetch } from '../refetch';
+import { inboundsApi, type BoundInbound, type NodeBrief } from './inbounds.api';
+import { t } from './inbounds.i18n';
+
+type InboundRow = BoundInbound;
 
 export function Inbounds() {
   const [rows, setRows] = useState<InboundRow[] | null>(null);
@@ -19,14 +24,22 @@ export function Inbounds() {
   const [exporting, setExporting] = useState<InboundRow | null>(null);
   const [importing, setImporting] = useState(false);
   const [deleting, setDeleting] = useState<InboundRow | null>(null);
+  const [nodes, setNodes] = useState<NodeBrief[]>([]);
   const live = useRefetch(() => api.inbounds().then(setRows, (e) => announce(e.message, true)));
+  // Node names for the list and the form; without them a bound inbound shows "node {id}".
+  const liveNodes = useRefetch(() => inboundsApi.nodes().then(setNodes, () => undefined));
 
   useEffect(() => {
     live.run();
+    liveNodes.run();
     const off = onLive((m) => {
       if (m.type === 'invalidate' && m.resource === 'inbounds') live.soon();
+      if (m.type === 'invalidate' && m.resource === 'nodes') liveNodes.soon();
     });
-    const offRe = onReconnect(live.run);
+    const offRe = onReconnect(() => {
+      live.run();
+      liveNodes.run();
+    });
     return () => {
       off();
       offRe();
@@ -36,7 +49,7 @@ export function Inbounds() {
   const toggle = async (row: InboundRow, enable: boolean) => {
     try {
       await api.setInboundEnable(row.id, enable);
-      announce(`${row.remark || row.tag}: ${enable ? 'enabled' : 'disabled'}`);
+      announce(t(enable ? 'nowEnabled' : 'nowDisabled', { name: row.remark || row.tag }));
     } catch (err) {
       announce(err instanceof Error ? err.message : String(err), true);
     }
@@ -53,74 +66,93 @@ export function Inbounds() {
     live.run();
   };
   const label = (r: InboundRow) => r.remark || r.tag;
+  const nodeName = (id: number) => nodes.find((n) => n.id === id)?.name ?? t('nodeN', { id });
+  const go = (e: Event, url: string) => {
+    e.preventDefault();
+    navigate(url);
+  };
 
   return (
     <>
-      <div class="row" style={{ marginBottom: '12px' }}>
+      <div class="row" style={{ marginBlockEnd: '12px', flexWrap: 'wrap' }}>
         <h1 class="grow" style={{ margin: 0 }}>
-          Inbounds
+          {t('title')}
         </h1>
         <button type="button" onClick={() => setImporting(true)}>
-          Import inbound
+          {t('importInbound')}
         </button>
         <button type="button" class="primary" onClick={() => setForm({ kind: 'add' })}>
-          Add inbound
+          {t('addInbound')}
         </button>
       </div>
       {rows === null ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t('loading')}</p>
       ) : rows.length === 0 ? (
-        <p class="muted">No inbounds yet.</p>
+        <p class="muted">{t('empty')}</p>
       ) : (
         <table class="responsive">
           <thead>
             <tr>
-              <th>Remark</th>
-              <th>Protocol</th>
-              <th>Port</th>
-              <th>Clients</th>
-              <th>Traffic</th>
-              <th>Expiry</th>
-              <th>Enabled</th>
+              <th>{t('colRemark')}</th>
+              <th>{t('colProtocol')}</th>
+              <th>{t('colPort')}</th>
+              <th>{t('colNode')}</th>
+              <th>{t('colClients')}</th>
+              <th>{t('colTraffic')}</th>
+              <th>{t('colExpiry')}</th>
+              <th>{t('colEnabled')}</th>
               <th>
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('colActions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.id}>
-                <td data-label="Remark">{r.remark || <span class="muted">{r.tag}</span>}</td>
-                <td data-label="Protocol">
+                <td data-label={t('colRemark')}>{r.remark || <span class="muted">{r.tag}</span>}</td>
+                <td data-label={t('colProtocol')}>
                   {r.protocol}
                   {r.streamSettings?.security && r.streamSettings.security !== 'none'
                     ? ` · ${r.streamSettings.security}`
                     : ''}
                 </td>
-                <td data-label="Port">{r.port}</td>
-                <td data-label="Clients">
+                <td data-label={t('colPort')}>{r.port}</td>
+                <td data-label={t('colNode')}>
+                  {r.nodeId ? (
+                    <a
+                      href={`${base}panel/nodes`}
+                      aria-label={t('nodeOf', { name: label(r), node: nodeName(r.nodeId) })}
+                      onClick={(e) => go(e, `${base}panel/nodes`)}
+                    >
+                      <bdi style={{ whiteSpace: 'nowrap' }}>{nodeName(r.nodeId)}</bdi>
+                    </a>
+                  ) : (
+                    <span class="muted">{t('local')}</span>
+                  )}
+                </td>
+                <td data-label={t('colClients')}>
                   <a
                     href={`${base}panel/clients?inbound=${r.id}`}
-                    aria-label={`Clients of ${label(r)}`}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      navigate(`${base}panel/clients?inbound=${r.id}`);
-                    }}
+                    aria-label={t('clientsOf', { name: label(r) })}
+                    onClick={(e) => go(e, `${base}panel/clients?inbound=${r.id}`)}
                   >
                     {num(r.settings?.clients?.length ?? 0)}
                   </a>
                 </td>
-                <td data-label="Traffic">
-                  ↑ {bytes(r.up)} ↓ {bytes(r.down)}
-                  {r.total ? ` / ${bytes(r.total)}` : ''}
+                <td data-label={t('colTraffic')}>
+                  <span>
+                    <span style={{ whiteSpace: 'nowrap' }}>↑ {bytes(r.up)}</span>{' '}
+                    <span style={{ whiteSpace: 'nowrap' }}>↓ {bytes(r.down)}</span>
+                    {r.total ? <span style={{ whiteSpace: 'nowrap' }}> / {bytes(r.total)}</span> : ''}
+                  </span>
                 </td>
-                <td data-label="Expiry">{r.expiryTime ? date(r.expiryTime) : '—'}</td>
-                <td data-label="Enabled">
+                <td data-label={t('colExpiry')}>{r.expiryTime ? date(r.expiryTime) : '—'}</td>
+                <td data-label={t('colEnabled')}>
                   <input
                     type="checkbox"
                     role="switch"
                     class="switch"
-                    aria-label="Enabled"
+                    aria-label={t('colEnabled')}
                     checked={r.enable}
                     onChange={(e) => toggle(r, (e.target as HTMLInputElement).checked)}
                   />
@@ -129,35 +161,39 @@ export function Inbounds() {
                   <span class="row" style={{ flexWrap: 'wrap' }}>
                     <button
                       type="button"
-                      aria-label={`Edit ${label(r)}`}
+                      aria-label={t('editOf', { name: label(r) })}
                       onClick={() => setForm({ kind: 'edit', row: r })}
                     >
-                      Edit
+                      {t('edit')}
                     </button>
                     <button
                       type="button"
-                      aria-label={`Clone ${label(r)}`}
+                      aria-label={t('cloneOf', { name: label(r) })}
                       onClick={() => setForm({ kind: 'clone', row: r })}
                     >
-                      Clone
-                    </button>
-                    <button type="button" aria-label={`Export ${label(r)}`} onClick={() => setExporting(r)}>
-                      Export
+                      {t('clone')}
                     </button>
                     <button
                       type="button"
-                      aria-label={`Reset traffic of ${label(r)}`}
-                      onClick={() => run(() => api.resetInboundTraffic(r.id), `Traffic of ${label(r)} reset`)}
+                      aria-label={t('exportOf', { name: label(r) })}
+                      onClick={() => setExporting(r)}
                     >
-                      Reset
+                      {t('export')}
+                    </button>
+                    <button
+                      type="button"
+                      aria-label={t('resetOf', { name: label(r) })}
+                      onClick={() => run(() => api.resetInboundTraffic(r.id), t('trafficReset', { name: label(r) }))}
+                    >
+                      {t('reset')}
                     </button>
                     <button
                       type="button"
                       class="danger"
-                      aria-label={`Delete ${label(r)}`}
+                      aria-label={t('deleteOf', { name: label(r) })}
                       onClick={() => setDeleting(r)}
                     >
-                      Delete
+                      {t('delete')}
                     </button>
                   </span>
                 </td>
@@ -166,13 +202,11 @@ export function Inbounds() {
           </tbody>
         </table>
       )}
-      <Dialog title="Delete inbound" open={deleting !== null} onClose={() => setDeleting(null)}>
-        <p>
-          Delete the inbound {deleting ? label(deleting) : ''} (port {deleting?.port})? This cannot be undone.
-        </p>
+      <Dialog title={t('deleteTitle')} open={deleting !== null} onClose={() => setDeleting(null)}>
+        <p>{deleting ? t('deleteConfirm', { name: label(deleting), port: String(deleting.port) }) : ''}</p>
         <div class="actions">
           <button type="button" onClick={() => setDeleting(null)}>
-            Cancel
+            {t('cancel')}
           </button>
           <button
             type="button"
@@ -180,15 +214,16 @@ export function Inbounds() {
             onClick={() => {
               const r = deleting!;
               setDeleting(null);
-              void run(() => api.deleteInbound(r.id), `Inbound ${label(r)} deleted`);
+              void run(() => api.deleteInbound(r.id), t('deleted', { name: label(r) }));
             }}
           >
-            Delete
+            {t('delete')}
           </button>
         </div>
       </Dialog>
       <InboundForm
         mode={form}
+        nodes={nodes}
         onClose={() => setForm(null)}
         onSaved={() => {
           setForm(null);
