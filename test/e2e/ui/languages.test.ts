@@ -87,9 +87,10 @@ describe.skipIf(missing)('browser UI in four languages', () => {
     await context.close();
   });
 
-  it('every page has its heading and navigation translated in every language, with no serious axe violation', async () => {
-    const headings: Record<string, string[]> = {};
-    for (const [code, label] of Object.entries(LANG_NAMES)) {
+  // English first: the other languages compare their headings with it.
+  const headings: Record<string, string[]> = {};
+  for (const [code, label] of Object.entries(LANG_NAMES)) {
+    it(`every page in ${label}: heading and navigation translated, no serious axe violation`, async () => {
       const { context, page, errors } = await openPage(browser);
       await loginUi(page, panel);
       await picker(page).selectOption({ label });
@@ -107,12 +108,12 @@ describe.skipIf(missing)('browser UI in four languages', () => {
         const nav = await navNames(page);
         nav.forEach((name, i) => expect(name, `${code} navigation`).not.toBe(NAV_EN[i]));
       }
+      if (code !== 'en')
+        headings[code]!.forEach((h, i) => expect(h, `${PAGES[i]} in ${code}`).not.toBe(headings.en![i]));
       expect(errors, code).toEqual([]);
       await context.close();
-    }
-    for (const code of ['ru', 'fa', 'zh'])
-      headings[code]!.forEach((h, i) => expect(h, `${PAGES[i]} in ${code}`).not.toBe(headings.en![i]));
-  });
+    }, 90_000);
+  }
 
   it('Persian on a phone in the dark: every page stays inside the screen and passes axe', async () => {
     const { context, page } = await openPage(browser, { ...PHONE, colorScheme: 'dark' });

@@ -133,7 +133,8 @@ export function Inbounds() {
                 <td data-label={t('colClients')}>
                   <a
                     href={`${base}panel/clients?inbound=${r.id}`}
-                    aria-label={t('clientsOf', { name: label(r) })}
+                    // The name starts with the count it shows (WCAG 2.5.3, label in name).
+                    aria-label={t('clientsOf', { name: label(r), n: r.settings?.clients?.length ?? 0 })}
                     onClick={(e) => go(e, `${base}panel/clients?inbound=${r.id}`)}
                   >
                     {num(r.settings?.clients?.length ?? 0)}
