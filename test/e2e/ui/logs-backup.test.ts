@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { addClient, addInbound, killAll, startPanel, testCoreBin, type Panel, ADMIN } from '../support/index.js';
+import { testDatabases } from '../../support/databases.js';
 import { axeProblems, browserMissing, DESKTOP, launch, loginUi, openPage, PHONE, shotPath } from './support.js';
 
 const missing = browserMissing('UI logs and backup');
 // The core is not needed to read its log files; with the test core the restore also restarts a real one.
 const bin = testCoreBin();
+const dbs = testDatabases();
 
 const ACCESS = [
   '2026/05/01 10:00:01 from 127.0.0.1:40001 accepted tcp:direct.example:443 [in-1 -> direct] email: a@logs.test',
@@ -34,6 +36,82 @@ async function failedLogin(panel: Panel): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: ADMIN.username, password: 'not-the-password' }),
   });
+}
+
+/**
+ * Journey (7) in the page: download a backup (the browser's download event), add a client through the API,
+ * restore the downloaded file in the page with the confirmation, wait for the restarted panel, the client is gone.
+ */
+async function restoreJourney(browser: Browser, panel: Panel): Promise<void> {
+  const inbound = await addInbound(panel, { protocol: 'vless', remark: 'Backup test' });
+  await addClient(panel, 'kept@backup.test', inbound.id);
+
+  const { context, page, errors } = await openPage(browser);
+  const uploads: Record<string, string>[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/panel/api/server/importDB')) uploads.push(r.headers());
+  });
+  await loginUi(page, panel);
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
+  const card = page.getByRole('region', { name: 'Backup' });
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    card.getByRole('button', { name: 'Download backup' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^panel_\d{4}-\d\d-\d\d_\d{6}\.db$/);
+  const saved = join(mkdtempSync(join(tmpdir(), 'panel-backup-')), download.suggestedFilename());
+  await download.saveAs(saved);
+  expect(readFileSync(saved).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+  await expect.poll(() => page.getByRole('status', { name: 'Notifications' }).textContent()).toContain('Backup saved');
+
+  await addClient(panel, 'gone@backup.test', inbound.id);
+  const emails = async () =>
+    ((await panel.api('GET', '/panel/api/clients/list/paged?pageSize=100')).obj.items as { email: string }[])
+      .map((c) => c.email)
+      .sort();
+  expect(await emails()).toEqual(['gone@backup.test', 'kept@backup.test']);
+
+  await card.getByRole('button', { name: 'Restore backup' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Restore backup' });
+  // The confirmation names what is replaced, with today's counts.
+  await expect.poll(() => dialog.textContent()).toContain('the clients with their traffic and IP logs (now 2)');
+  expect(await dialog.textContent()).toContain('the inbounds (now 1)');
+  expect(await dialog.textContent()).toContain('The panel restarts after the restore');
+  await dialog.getByLabel('Backup file').setInputFiles(saved);
+  await dialog.getByRole('checkbox', { name: 'I understand that the current data is replaced' }).check();
+  await page.evaluate(() => ((window as unknown as { beforeRestore: boolean }).beforeRestore = true));
+  await dialog.getByRole('button', { name: 'Restore' }).click();
+
+  // The outcome names the automatic copy of the replaced database.
+  const outcome = dialog.getByRole('status');
+  await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toMatch(/Restored \d+ rows from panel_/);
+  const kept = /kept at (\S+\.db)\./.exec((await outcome.textContent())!)?.[1];
+  expect(kept).toMatch(/backups\/panel_before-import_.*\.db$/);
+  expect(readdirSync(join(panel.dataDir, 'backups'))).toEqual([kept!.split('/').pop()]);
+  await page.screenshot({ path: shotPath('backup-restored-light-desktop') });
+  expect(uploads).toHaveLength(1);
+  expect(uploads[0]!['x-csrf-token']).toMatch(/.{16,}/);
+  expect(uploads[0]!['x-requested-with']).toBe('XMLHttpRequest');
+
+  // The panel restarts; the page reloads by itself once the panel answers again.
+  await expect
+    .poll(
+      () => page.evaluate(() => !(window as unknown as { beforeRestore?: boolean }).beforeRestore).catch(() => false),
+      { timeout: 30_000, interval: 250 },
+    )
+    .toBe(true);
+  await page.waitForLoadState();
+  // The session from before the backup still works: the restored database holds the same session secret.
+  expect(new URL(page.url()).pathname).toBe(`${new URL(panel.url).pathname}panel/`);
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
+
+  expect(await emails()).toEqual(['kept@backup.test']);
+  await page.goto(`${panel.url}panel/clients`);
+  const table = page.getByRole('table');
+  await expect.poll(() => table.textContent()).toContain('kept@backup.test');
+  expect(await table.textContent()).not.toContain('gone@backup.test');
+  expect(errors.filter((e) => !e.includes('Failed to load resource') && !e.includes('WebSocket'))).toEqual([]);
+  await context.close();
 }
 
 describe.skipIf(missing)('browser UI: logs and backup', () => {
@@ -230,6 +308,23 @@ describe.skipIf(missing)('browser UI: logs and backup', () => {
     }
   }, 180_000);
 
+  it('in Persian the page is right to left and translated (tabs, the log, the restore dialog)', async () => {
+    const { context, page } = await openPage(browser, PHONE);
+    await loginUi(page, panel, 'panel/logs');
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('fa');
+    expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('گزارش‌ها');
+    expect(await page.getByRole('tab').allTextContents()).toEqual(['گزارش پنل', 'گزارش هسته']);
+    await expect.poll(() => page.getByRole('log', { name: 'خطوط گزارش' }).textContent()).toContain('login');
+    await page.screenshot({ path: shotPath('logs-panel-fa-phone') });
+    await page.goto(`${panel.url}panel/`);
+    await page.getByRole('button', { name: 'بازیابی پشتیبان' }).click();
+    await expect.poll(() => page.getByRole('dialog', { name: 'بازیابی پشتیبان' }).isVisible()).toBe(true);
+    await page.screenshot({ path: shotPath('backup-restore-fa-phone') });
+    await page.evaluate(() => localStorage.removeItem('panel.lang'));
+    await context.close();
+  });
+
   it('a file that is not a backup is refused with the panel’s message and changes nothing', async () => {
     const { context, page } = await openPage(browser);
     await loginUi(page, panel);
@@ -249,75 +344,20 @@ describe.skipIf(missing)('browser UI: logs and backup', () => {
   });
 
   it('journey 7: download a backup, add a client, restore the backup in the page; the client is gone', async () => {
-    const inbound = await addInbound(panel, { protocol: 'vless', remark: 'Backup test' });
-    await addClient(panel, 'kept@backup.test', inbound.id);
-
-    const { context, page, errors } = await openPage(browser);
-    const uploads: Record<string, string>[] = [];
-    page.on('request', (r) => {
-      if (r.url().endsWith('/panel/api/server/importDB')) uploads.push(r.headers());
-    });
-    await loginUi(page, panel);
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
-    const card = page.getByRole('region', { name: 'Backup' });
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
-      card.getByRole('button', { name: 'Download backup' }).click(),
-    ]);
-    expect(download.suggestedFilename()).toMatch(/^panel_\d{4}-\d\d-\d\d_\d{6}\.db$/);
-    const saved = join(mkdtempSync(join(tmpdir(), 'panel-backup-')), download.suggestedFilename());
-    await download.saveAs(saved);
-    expect(readFileSync(saved).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
-    await expect
-      .poll(() => page.getByRole('status', { name: 'Notifications' }).textContent())
-      .toContain('Backup saved');
-
-    await addClient(panel, 'gone@backup.test', inbound.id);
-    const emails = async () =>
-      ((await panel.api('GET', '/panel/api/clients/list/paged?pageSize=100')).obj.items as { email: string }[])
-        .map((c) => c.email)
-        .sort();
-    expect(await emails()).toEqual(['gone@backup.test', 'kept@backup.test']);
-
-    await card.getByRole('button', { name: 'Restore backup' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Restore backup' });
-    // The confirmation names what is replaced, with today's counts.
-    await expect.poll(() => dialog.textContent()).toContain('the clients with their traffic and IP logs (now 2)');
-    expect(await dialog.textContent()).toContain('the inbounds (now 1)');
-    expect(await dialog.textContent()).toContain('The panel restarts after the restore');
-    await dialog.getByLabel('Backup file').setInputFiles(saved);
-    await dialog.getByRole('checkbox', { name: 'I understand that the current data is replaced' }).check();
-    await page.evaluate(() => ((window as unknown as { beforeRestore: boolean }).beforeRestore = true));
-    await dialog.getByRole('button', { name: 'Restore' }).click();
-
-    // The outcome names the automatic copy of the replaced database.
-    const outcome = dialog.getByRole('status');
-    await expect.poll(() => outcome.textContent(), { timeout: 15_000 }).toMatch(/Restored \d+ rows from panel_/);
-    const kept = /kept at (\S+\.db)\./.exec((await outcome.textContent())!)?.[1];
-    expect(kept).toMatch(/backups\/panel_before-import_.*\.db$/);
-    expect(readdirSync(join(panel.dataDir, 'backups'))).toEqual([kept!.split('/').pop()]);
-    await page.screenshot({ path: shotPath('backup-restored-light-desktop') });
-    expect(uploads).toHaveLength(1);
-    expect(uploads[0]!['x-csrf-token']).toMatch(/.{16,}/);
-    expect(uploads[0]!['x-requested-with']).toBe('XMLHttpRequest');
-
-    // The panel restarts; the page reloads by itself once the panel answers again.
-    await expect
-      .poll(
-        () => page.evaluate(() => !(window as unknown as { beforeRestore?: boolean }).beforeRestore).catch(() => false),
-        { timeout: 30_000, interval: 250 },
-      )
-      .toBe(true);
-    await page.waitForLoadState();
-    if (new URL(page.url()).pathname === new URL(panel.url).pathname) await loginUi(page, panel, null);
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
-
-    expect(await emails()).toEqual(['kept@backup.test']);
-    await page.goto(`${panel.url}panel/clients`);
-    const table = page.getByRole('table');
-    await expect.poll(() => table.textContent()).toContain('kept@backup.test');
-    expect(await table.textContent()).not.toContain('gone@backup.test');
-    expect(errors.filter((e) => !e.includes('Failed to load resource') && !e.includes('WebSocket'))).toEqual([]);
-    await context.close();
+    await restoreJourney(browser, panel);
   }, 90_000);
+
+  // The same journey on PostgreSQL: the backup is the same portable SQLite file, restored into PostgreSQL.
+  it.skipIf(!dbs.some((d) => d.name === 'pg'))(
+    'journey 7 on PostgreSQL',
+    async () => {
+      const pg = dbs.find((d) => d.name === 'pg')!;
+      const onPg = await startPanel({
+        coreBin: bin ?? '/nonexistent/core',
+        env: { PANEL_DB_URL: await pg.freshUrl() },
+      });
+      await restoreJourney(browser, onPg);
+    },
+    120_000,
+  );
 });

@@ -57,6 +57,20 @@ function waitForPanel(onSlow: (seconds: number) => void): { done: Promise<void>;
   return { done, cancel };
 }
 
+const MARK = '\u0000';
+const KEPT_NAME = 'backups/panel_before-import_….db';
+/** A translated sentence with a file path isolated (<bdi>), so a left-to-right path stays whole in Persian. */
+const withPath = (sentence: string, path: string) => {
+  const [before, after] = sentence.split(MARK);
+  return (
+    <>
+      {before}
+      <bdi dir="ltr">{path}</bdi>
+      {after}
+    </>
+  );
+};
+
 export function Backup() {
   const [downloading, setDownloading] = useState(false);
   const [open, setOpen] = useState(false);
@@ -163,7 +177,7 @@ export function Backup() {
               <li>{t('admin')}</li>
             </ul>
             <p class="muted" style={{ margin: 0 }}>
-              {t('kept')}
+              {withPath(t('kept', { path: MARK }), KEPT_NAME)}
             </p>
             <p class="muted" style={{ margin: 0 }}>
               {t('restarts')}
@@ -251,7 +265,7 @@ function Outcome({ phase, name }: { phase: Extract<Phase, { kind: 'done' }>; nam
   return (
     <div class="status stack backup-outcome" role="status">
       <p>
-        {t('restored', { rows: r.rows, name })} {t('keptAt', { path: r.backup })}
+        {t('restored', { rows: r.rows, name })} {withPath(t('keptAt', { path: MARK }), r.backup)}
       </p>
       {r.format === 'x-ui' && r.skipped.length > 0 && (
         <>
