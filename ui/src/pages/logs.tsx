@@ -4,7 +4,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { announce } from '../announce';
-import { time } from '../i18n';
+import { num, time } from '../i18n';
 import { coreLog, fileStamp, panelLog, saveFile, type CoreLogFilter, type PanelLevel } from './logs.api';
 import { t } from './logs.i18n';
 import './logs.css';
@@ -185,7 +185,7 @@ function CountPicker({ value, onChange }: { value: number; onChange: (n: number)
       <select value={String(value)} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
         {COUNTS.map((n) => (
           <option key={n} value={String(n)}>
-            {n.toLocaleString(document.documentElement.lang || 'en')}
+            {num(n)}
           </option>
         ))}
       </select>
@@ -292,9 +292,7 @@ function LogView(props: {
           {t('download')}
         </button>
         <span class="grow" />
-        <span class="muted" data-testid="line-count">
-          {t('lineCount', { n: lines?.length ?? 0 })}
-        </span>
+        <span class="muted">{t('lineCount', { n: lines?.length ?? 0 })}</span>
         {readAt > 0 && <span class="muted">{t('updated', { time: time(readAt) })}</span>}
       </div>
       {props.note && <p class="status">{props.note}</p>}
