@@ -49,6 +49,19 @@ export function settingsRoutes() {
         },
       )
 
+      // Beyond the spec (docs/api.md): which keys the environment overrides, so the UI can say that saving them
+      // changes nothing while the variable is set.
+      .openapi(
+        createRoute({
+          method: 'get',
+          path: '/overridden',
+          tags,
+          summary: 'The setting keys an environment variable overrides',
+          responses: envelope(z.array(z.string())),
+        }),
+        (c) => ok(c, c.var.services.settings.overriddenKeys()),
+      )
+
       .openapi(
         createRoute({
           method: 'post',

@@ -13,9 +13,9 @@ export interface ApiToken {
   createdAt: number;
 }
 
-/** A call's envelope message as well as its object (the settings save says which keys changed). */
 export const settingsApi = {
   all: () => call<Settings>('POST', 'panel/setting/all'),
+  overridden: () => call<string[]>('GET', 'panel/setting/overridden'),
   update: (patch: Partial<Settings>) => call<Settings>('POST', 'panel/setting/update', patch),
   updateUser: (body: { oldUsername: string; oldPassword: string; newUsername: string; newPassword: string }) =>
     call<null>('POST', 'panel/setting/updateUser', body),

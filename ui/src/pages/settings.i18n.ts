@@ -3,6 +3,7 @@ import { messages } from '../i18n';
 
 export const t = messages({
   en: {
+    overridden: 'Set by an environment variable: a value saved here applies only once the variable is unset.',
     title: 'Settings',
     sections: 'Settings sections',
     tabPanel: 'Panel',
@@ -144,6 +145,7 @@ export const t = messages({
     twoFactorDisabled: 'Two-factor login is off.',
   },
   ru: {
+    overridden: 'Задано переменной окружения: сохранённое здесь значение начнёт действовать, только когда её уберут.',
     title: 'Настройки',
     sections: 'Разделы настроек',
     tabPanel: 'Панель',
@@ -286,6 +288,7 @@ export const t = messages({
     twoFactorDisabled: 'Двухфакторный вход выключен.',
   },
   fa: {
+    overridden: 'با یک متغیر محیطی تنظیم شده است: مقداری که اینجا ذخیره شود فقط پس از حذف آن متغیر اعمال می‌شود.',
     title: 'تنظیمات',
     sections: 'بخش‌های تنظیمات',
     tabPanel: 'پنل',
@@ -427,6 +430,7 @@ export const t = messages({
     twoFactorDisabled: 'ورود دومرحله‌ای خاموش شد.',
   },
   zh: {
+    overridden: '由环境变量设置：此处保存的值只有在该变量取消后才会生效。',
     title: '设置',
     sections: '设置分区',
     tabPanel: '面板',

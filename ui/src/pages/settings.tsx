@@ -161,6 +161,7 @@ export function Settings() {
   const [restartPending, setRestartPending] = useState(false);
   const [restartNote, setRestartNote] = useState<{ text: string; href?: string } | null>(null);
   const [restarting, setRestarting] = useState(false);
+  const [overridden, setOverridden] = useState<ReadonlySet<string>>(new Set());
   /** The settings the panel listens with now (as loaded with this page), for computing its next address. */
   const listening = useRef<Settings | null>(null);
   const live = useRefetch(() =>
@@ -175,6 +176,10 @@ export function Settings() {
 
   useEffect(() => {
     live.run();
+    settingsApi.overridden().then(
+      (keys) => setOverridden(new Set(keys)),
+      () => {}, // only a hint: the page works without it
+    );
     const off = onLive((m) => {
       if (m.type === 'invalidate' && m.resource === 'settings') live.soon();
     });
@@ -314,6 +319,7 @@ export function Settings() {
             key={tab}
             groups={tab === 'panel' ? PANEL : tab === 'subscription' ? SUBSCRIPTION : TELEGRAM}
             saved={saved}
+            overridden={overridden}
             onSaved={onSaved}
             extra={tab === 'telegram' ? (setErrors) => <TelegramBackup setErrors={setErrors} /> : undefined}
           />
@@ -400,6 +406,7 @@ async function followRestart(
 function SettingsForm(props: {
   groups: Group[];
   saved: Settings;
+  overridden: ReadonlySet<string>;
   onSaved: (s: Settings, changed: SettingKey[]) => void;
   extra?: (setErrors: (e: Record<string, string>) => void) => ComponentChildren;
 }) {
@@ -472,7 +479,14 @@ function SettingsForm(props: {
           <legend>{t(g.legend)}</legend>
           <div class="settings-grid">
             {g.fields.map((f) => (
-              <FieldInput key={f.key} field={f} value={valueOf(f)} error={errors[f.key]} onInput={edit} />
+              <FieldInput
+                key={f.key}
+                field={f}
+                value={valueOf(f)}
+                error={errors[f.key]}
+                overridden={props.overridden.has(f.key)}
+                onInput={edit}
+              />
             ))}
           </div>
         </fieldset>
@@ -509,13 +523,15 @@ function FieldInput(props: {
   field: Field;
   value: string | boolean;
   error?: string;
+  overridden: boolean;
   onInput: (key: SettingKey, v: string | boolean) => void;
 }) {
   const { field: f, value, error } = props;
   const id = `setting-${f.key}`;
   const hintId = f.hint ? `${id}-hint` : '';
+  const envId = props.overridden ? `${id}-env` : '';
   const errId = error ? `${id}-error` : '';
-  const describedBy = [hintId, errId].filter(Boolean).join(' ') || undefined;
+  const describedBy = [hintId, envId, errId].filter(Boolean).join(' ') || undefined;
   const common = {
     id,
     name: f.key,
@@ -531,6 +547,11 @@ function FieldInput(props: {
       {f.hint && (
         <small id={hintId} class="muted">
           {t(f.hint)}
+        </small>
+      )}
+      {props.overridden && (
+        <small id={envId} class="settings-env">
+          {t('overridden')}
         </small>
       )}
       {error && (
