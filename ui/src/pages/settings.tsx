@@ -374,8 +374,9 @@ async function followRestart(
   const old = `${base}csrf-token`;
   const sameOrigin = new URL(target).origin === location.origin;
   // The restart comes about 3 seconds after the answer; the listener is closed and opened again at once.
+  // Same address: the blink may be too short to see, so stop watching for it soon after the restart is due.
   let down = false;
-  for (const until = Date.now() + 15_000; Date.now() < until;) {
+  for (const until = Date.now() + (target === here ? 6000 : 15_000); Date.now() < until;) {
     if (!(await answers(old))) {
       down = true;
       break;
@@ -383,7 +384,7 @@ async function followRestart(
     await sleep(150);
   }
   if (target === here) {
-    // Same address: the blink may be missed; wait until it answers again.
+    // Then wait until it answers again.
     waiting(target);
     for (const until = Date.now() + 20_000; Date.now() < until; await sleep(300)) if (await answers(old)) return 'same';
     return 'lost';
