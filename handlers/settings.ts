@@ -4,7 +4,7 @@ import { ok } from './envelope.js';
 import { createRoute, envelope, jsonBody, noObj, routes, z } from './route.js';
 import { setSessionCookie } from './session.js';
 import { settingsObj, settingsPatchBody } from '../domain/settings/schema.js';
-import { updateUserBody } from '../domain/auth/input.js';
+import { twoFactorDisableBody, twoFactorEnableBody, updateUserBody } from '../domain/auth/input.js';
 import { setEnabledBody, tokenNameBody } from '../domain/tokens/input.js';
 import { apiTokenObj } from '../domain/tokens/output.js';
 import { idParam } from '../domain/shared/input.js';
@@ -47,6 +47,19 @@ export function settingsRoutes() {
             subClashURI: `${origin}${s.subClashPath}`,
           });
         },
+      )
+
+      // Beyond the spec (docs/api.md): which keys the environment overrides, so the UI can say that saving them
+      // changes nothing while the variable is set.
+      .openapi(
+        createRoute({
+          method: 'get',
+          path: '/overridden',
+          tags,
+          summary: 'The setting keys an environment variable overrides',
+          responses: envelope(z.array(z.string())),
+        }),
+        (c) => ok(c, c.var.services.settings.overriddenKeys()),
       )
 
       .openapi(
@@ -99,6 +112,43 @@ export function settingsRoutes() {
           responses: envelope(noObj),
         }),
         (c) => ok(c, null, `the panel restarts in ${c.var.services.serverTools.restartPanel().inSeconds} seconds`),
+      )
+
+      // Two-factor enrolment (beyond the spec, docs/api.md): the code is checked here, never only in the browser.
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/twoFactor/enable',
+          tags,
+          summary: 'Turn two-factor login on with a new TOTP secret, once a code from it is right',
+          request: {
+            body: jsonBody(
+              twoFactorEnableBody,
+              'A new base32 secret and the 6-digit code an authenticator app shows for it',
+            ),
+          },
+          responses: envelope(noObj),
+        }),
+        async (c) => {
+          const { secret, code } = c.req.valid('json');
+          await c.var.services.auth.enableTwoFactor(secret, code);
+          return ok(c, null, 'two-factor login is on');
+        },
+      )
+
+      .openapi(
+        createRoute({
+          method: 'post',
+          path: '/twoFactor/disable',
+          tags,
+          summary: 'Turn two-factor login off, once a code of the current secret is right',
+          request: { body: jsonBody(twoFactorDisableBody, 'The 6-digit code of the stored secret') },
+          responses: envelope(noObj),
+        }),
+        async (c) => {
+          await c.var.services.auth.disableTwoFactor(c.req.valid('json').code);
+          return ok(c, null, 'two-factor login is off');
+        },
       )
 
       // The built-in core config template (the same as /panel/core/getDefaultJsonConfig).

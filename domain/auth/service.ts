@@ -13,6 +13,8 @@ import { LoginThrottle } from './throttle.js';
 /** The one failure message of a login, whatever was wrong (user, password, 2FA code, or throttled). */
 export const LOGIN_FAILED = 'wrong username or password';
 const USER_CACHE_MS = 1000;
+/** The key of the settings page's two-factor codes in their own throttle (one admin, one key). */
+const TWO_FACTOR_PEER = 'two-factor';
 /** A hash of nothing, verified when the username is unknown so timing does not reveal valid usernames. */
 const DUMMY_HASH = 'pbkdf2-sha256$600000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
@@ -29,6 +31,8 @@ export type LoginOutcome = 'ok' | 'throttled' | 'bad-credentials' | 'bad-2fa';
 export class AuthService {
   private signer: SessionSigner | null = null;
   private throttle: LoginThrottle;
+  /** Wrong codes when turning two-factor on or off: the login limits, apart from the login's own counters. */
+  private codeThrottle: LoginThrottle;
   private userCache: { at: number; id: number; ver: number } | null = null;
   /** Logged-out session ids until their expiry (in memory: a restart forgets them, the tokens still expire). */
   private revoked = new Map<string, number>();
@@ -40,6 +44,7 @@ export class AuthService {
     private clock: Clock,
   ) {
     this.throttle = new LoginThrottle(clock);
+    this.codeThrottle = new LoginThrottle(clock);
   }
 
   /** Loads (or creates on first start) the session signing secret. */
@@ -120,7 +125,10 @@ export class AuthService {
   }
 
   private async checkTotp(code: string): Promise<boolean> {
-    const secret = (await this.settings.effective()).twoFactorToken;
+    return this.totpValid((await this.settings.effective()).twoFactorToken, code);
+  }
+
+  private async totpValid(secret: string, code: string): Promise<boolean> {
     const token = code.replace(/\s+/g, '');
     if (!/^\d{6}$/.test(token)) return false;
     try {
@@ -135,6 +143,35 @@ export class AuthService {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Turns two-factor login on with `secret` (base32, already parsed by `twoFactorEnableBody`) once `code` proves
+   * an authenticator app holds it. Refused while it is on (turn it off first, with a code of the current secret),
+   * so a session alone cannot replace the secret silently. Wrong codes are throttled like logins.
+   */
+  async enableTwoFactor(secret: string, code: string): Promise<void> {
+    if (await this.twoFactorEnabled())
+      throw new DomainError('twoFactor: two-factor login is already on; turn it off first');
+    await this.checkEnrolmentCode(secret, code);
+    await this.settings.update({ twoFactorEnable: true, twoFactorToken: secret });
+  }
+
+  /** Turns two-factor login off once `code` matches the stored secret (throttled like logins). */
+  async disableTwoFactor(code: string): Promise<void> {
+    if (!(await this.twoFactorEnabled())) throw new DomainError('twoFactor: two-factor login is not on');
+    await this.checkEnrolmentCode((await this.settings.effective()).twoFactorToken, code);
+    await this.settings.update({ twoFactorEnable: false, twoFactorToken: '' });
+  }
+
+  private async checkEnrolmentCode(secret: string, code: string): Promise<void> {
+    if (this.codeThrottle.isBlocked(TWO_FACTOR_PEER, TWO_FACTOR_PEER))
+      throw new DomainError('code: too many wrong codes; wait 15 minutes and try again');
+    if (!(await this.totpValid(secret, code))) {
+      this.codeThrottle.recordFailure(TWO_FACTOR_PEER, TWO_FACTOR_PEER);
+      throw new DomainError('code: wrong code; enter the 6 digits the authenticator app shows now');
+    }
+    this.codeThrottle.recordSuccess(TWO_FACTOR_PEER, TWO_FACTOR_PEER);
   }
 
   private async issue(uid: number, ver: number): Promise<string> {
