@@ -190,7 +190,11 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Clients');
     await page.goBack();
     await page.getByRole('button', { name: 'Delete team-y' }).click();
-    await page.getByRole('dialog', { name: 'Delete group' }).getByRole('button', { name: 'Delete' }).click();
+    const del = page.getByRole('dialog', { name: 'Delete group' });
+    await del.waitFor();
+    // A destructive primary button keeps its contrast (it once drew danger-red text on the accent blue).
+    expect(await axeProblems(page)).toEqual([]);
+    await del.getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => page.getByText('No groups yet.').count()).toBe(1);
     expect((await panel.api('GET', '/panel/api/clients/groups')).obj).toEqual([]);
     expect(errors).toEqual([]);
