@@ -185,6 +185,55 @@ describe.skipIf(missing || !bin)('browser UI: core configuration', () => {
     await context.close();
   }, 90_000);
 
+  it('versions and geo: a custom geo source the panel cannot download shows its reason; a failed geo update says why', async () => {
+    const { context, page } = await openPage(browser);
+    await openCore(page, panel);
+    await page.getByRole('tab', { name: 'Versions and geo' }).click();
+    await page.getByRole('button', { name: 'Add source' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add source' });
+    await dialog.getByRole('combobox', { name: 'Type' }).selectOption('geoip');
+    await dialog.getByRole('textbox', { name: 'Alias' }).fill('My List');
+    // A loopback URL: the panel's guarded fetch refuses it, and the dialog shows the panel's own message.
+    await dialog
+      .getByRole('textbox', { name: 'URL' })
+      .fill(target.url('/bytes/4096').replace('bytes/4096', 'list.dat'));
+    await dialog.getByRole('button', { name: 'Save and download' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent(), { timeout: 20_000 }).not.toBe('');
+    const reason = (await dialog.getByRole('alert').textContent()) ?? '';
+    expect(reason).toMatch(/refused|private|loopback/);
+    expect(await dialog.isVisible()).toBe(true);
+    expect((await panel.api('GET', '/panel/api/custom-geo/list')).obj).toEqual([]);
+    await page.screenshot({ path: shotPath('core-config-geo-refused-desktop') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+
+    // This machine has no way to GitHub: the geo update fails and the page says why next to the button.
+    await page.getByRole('button', { name: 'Update geo files' }).click();
+    const result = page
+      .getByRole('alert')
+      .filter({ hasText: /geo|download|resolve|fetch/i })
+      .last();
+    await expect.poll(() => result.count(), { timeout: 40_000 }).toBeGreaterThan(0);
+    await context.close();
+  }, 90_000);
+
+  it('in Persian the page is right to left, its tabs translated, the editor left to right', async () => {
+    const { context, page, errors } = await openPage(browser, PHONE);
+    await openCore(page, panel);
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('fa');
+    await expect.poll(() => page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+    await expect.poll(() => page.getByRole('tab', { name: 'مسیریابی' }).count()).toBe(1);
+    const ed = page.getByRole('textbox', { name: 'پیکربندی هسته' });
+    await ed.waitFor();
+    expect(await ed.evaluate((el) => getComputedStyle(el).direction)).toBe('ltr');
+    await page.screenshot({ path: shotPath('core-config-json-fa-phone') });
+    await page.getByRole('tab', { name: 'مسیریابی' }).click();
+    await page.screenshot({ path: shotPath('core-config-routing-fa-phone'), fullPage: true });
+    expect(await axeProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('the editor chunk loads on the Core page only, never on the Overview', async () => {
     const { context, page, requests } = await openPage(browser);
     await loginUi(page, panel, '');

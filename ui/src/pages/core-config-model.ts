@@ -30,7 +30,10 @@ export function jsonProblem(text: string): JsonProblem | null {
     const line = before.split('\n').length;
     const column = from - before.lastIndexOf('\n');
     // The line and column are shown by the page in the language of the UI; the engine's own copy is dropped.
-    const shown = message.replace(/^JSON\.parse: /, '').replace(/\s*\(line \d+ column \d+\)/, '');
+    const shown = message
+      .replace(/^JSON\.parse: /, '')
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      .replace(/ in JSON at position \d+$/, '');
     return { message: shown, from, line, column };
   }
 }
@@ -195,5 +198,27 @@ export function lineDiff(a: string, b: string, maxCells = 4_000_000): DiffLine[]
   while (i < n) out.push({ kind: '-', text: xs[i++]! });
   while (j < m) out.push({ kind: '+', text: ys[j++]! });
   for (const text of x.slice(x.length - tail)) out.push({ kind: ' ', text });
+  return out;
+}
+
+export type DiffRow = DiffLine | { kind: 'gap'; count: number };
+
+/** The changed lines with `context` unchanged lines around each; longer unchanged runs become one gap row. */
+export function hunks(diff: DiffLine[], context = 3): DiffRow[] {
+  const near = new Uint8Array(diff.length);
+  diff.forEach((d, i) => {
+    if (d.kind === ' ') return;
+    for (let j = Math.max(0, i - context); j <= Math.min(diff.length - 1, i + context); j++) near[j] = 1;
+  });
+  const out: DiffRow[] = [];
+  let gap = 0;
+  diff.forEach((d, i) => {
+    if (near[i]) {
+      if (gap) out.push({ kind: 'gap', count: gap });
+      gap = 0;
+      out.push(d);
+    } else gap++;
+  });
+  if (gap) out.push({ kind: 'gap', count: gap });
   return out;
 }

@@ -8,7 +8,7 @@ import { announce } from '../announce';
 import { onLive } from '../live';
 import { t } from './core-config.i18n';
 import { coreApi, type GeoAlias } from './core-config.api';
-import { jsonProblem, lineDiff, parseObject, pretty, type Json } from './core-config-model';
+import { hunks, jsonProblem, lineDiff, parseObject, pretty, type Json } from './core-config-model';
 import { BalancersTab, DnsTab, OutboundsTab, RoutingTab } from './core-config-routing';
 import { TrafficTab, VersionsTab } from './core-config-ops';
 import type { JsonEditor } from './core-config-editor';
@@ -345,15 +345,21 @@ function DefaultTab({ text, setText }: { text: string; setText: (s: string) => v
         <>
           <p>{changes ? t('diffCount', { n: changes }) : t('diffNone')}</p>
           <pre class="cc-code cc-diff" aria-label={t('diffView')} tabIndex={0}>
-            {diff.map((d, i) => (
-              <div key={i} class={d.kind === '+' ? 'add' : d.kind === '-' ? 'del' : undefined}>
-                <span class="cc-mark" aria-hidden="true">
-                  {d.kind}
-                </span>
-                {d.kind !== ' ' && <span class="visually-hidden">{d.kind === '+' ? t('added') : t('removed')}</span>}
-                {d.text}
-              </div>
-            ))}
+            {hunks(diff).map((d, i) =>
+              d.kind === 'gap' ? (
+                <div key={i} class="cc-gap">
+                  {t('unchangedLines', { n: d.count })}
+                </div>
+              ) : (
+                <div key={i} class={d.kind === '+' ? 'add' : d.kind === '-' ? 'del' : undefined}>
+                  <span class="cc-mark" aria-hidden="true">
+                    {d.kind}
+                  </span>
+                  {d.kind !== ' ' && <span class="visually-hidden">{d.kind === '+' ? t('added') : t('removed')}</span>}
+                  {d.text}
+                </div>
+              ),
+            )}
           </pre>
         </>
       )}

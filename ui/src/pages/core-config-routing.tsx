@@ -74,8 +74,8 @@ export function RoutingTab(props: TemplateProps & { aliases: GeoAlias[]; inbound
                     ? t('toBalancer', { tag: String(r.balancerTag) })
                     : String(r.outboundTag ?? '')}
                 </td>
-                <td data-label={t('conditions')} class="cc-cond">
-                  {conditions(r)}
+                <td data-label={t('conditions')}>
+                  <span class="cc-cond">{conditions(r)}</span>
                 </td>
                 <td>
                   <span class="row cc-actions">

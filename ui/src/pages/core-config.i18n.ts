@@ -4,6 +4,7 @@ import { messages } from '../i18n';
 
 export const t = messages({
   en: {
+    unchangedLines: '… {n} unchanged lines …',
     title: 'Core',
     loading: 'Loading…',
     sections: 'Core configuration sections',
@@ -182,6 +183,7 @@ export const t = messages({
     geoAllResult: '{ok} updated, {failed} failed',
   },
   ru: {
+    unchangedLines: '… без изменений строк: {n} …',
     title: 'Ядро',
     loading: 'Загрузка…',
     sections: 'Разделы конфигурации ядра',
@@ -361,6 +363,7 @@ export const t = messages({
     geoAllResult: 'Обновлено: {ok}, ошибок: {failed}',
   },
   fa: {
+    unchangedLines: '… {n} خط بدون تغییر …',
     title: 'هسته',
     loading: 'در حال بارگذاری…',
     sections: 'بخش‌های پیکربندی هسته',
@@ -540,6 +543,7 @@ export const t = messages({
     geoAllResult: '{ok} به‌روز شد، {failed} ناموفق',
   },
   zh: {
+    unchangedLines: '… {n} 行未改变 …',
     title: '核心',
     loading: '正在加载…',
     sections: '核心配置分区',
