@@ -185,6 +185,48 @@ describe.skipIf(missing || !bin)('browser UI: core configuration', () => {
     await context.close();
   }, 90_000);
 
+  it('DNS, balancers and the default diff edit the same in-memory template; Discard changes restores it', async () => {
+    const { context, page, errors } = await openPage(browser);
+    await openCore(page, panel);
+    await page.getByRole('tab', { name: 'DNS' }).click();
+    await page.getByRole('textbox', { name: 'DNS JSON' }).fill('{ "servers": ["1.1.1.1"] }');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('tab', { name: 'Balancers' }).click();
+    await page.getByRole('textbox', { name: 'Balancers JSON' }).fill('{ "tag": "lb" }');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(() => page.locator('#cc-sec-array-error').textContent())
+      .toBe('This section must be a JSON array.');
+    await page.getByRole('textbox', { name: 'Balancers JSON' }).fill('[{ "tag": "lb", "selector": ["direct"] }]');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('#cc-sec-array-error').textContent()).toBe('');
+
+    // The routing form now offers the balancer as a target.
+    await page.getByRole('tab', { name: 'Routing' }).click();
+    await page.getByRole('combobox', { name: 'Send to' }).selectOption('balancerTag');
+    await expect
+      .poll(() => page.locator('#cc-tags option').evaluateAll((o) => o.map((x) => x.getAttribute('value'))))
+      .toEqual(['lb']);
+
+    await page.getByRole('tab', { name: 'Default and diff' }).click();
+    const diff = page.getByLabel('Difference from the default', { exact: true }).last();
+    await expect.poll(() => diff.textContent()).toContain('"1.1.1.1"');
+    expect(await diff.textContent()).toContain('"selector"');
+    await page.screenshot({ path: shotPath('core-config-diff-desktop'), fullPage: true });
+
+    await page.getByRole('tab', { name: 'JSON' }).click();
+    await editor(page).click();
+    await page.keyboard.press('Control+End');
+    await expect.poll(async () => (await editorLines(page)).join('\n')).toContain('"1.1.1.1"');
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    await expect.poll(() => page.getByText('Everything is saved').count()).toBe(1);
+    await page.keyboard.press('Control+End');
+    expect((await editorLines(page)).join('\n')).not.toContain('"1.1.1.1"');
+    expect(JSON.parse((await panel.api('POST', '/panel/core')).obj.coreSetting).dns).toBeUndefined();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('versions and geo: a custom geo source the panel cannot download shows its reason; a failed geo update says why', async () => {
     const { context, page } = await openPage(browser);
     await openCore(page, panel);

@@ -91,9 +91,17 @@ export function CoreConfigPage() {
     });
   }, []);
 
+  const dirty = text !== null && (text !== saved || testUrl !== savedUrl);
+  // Closing or reloading the tab with unsaved changes asks first (the browser's own question).
+  useEffect(() => {
+    if (!dirty) return;
+    const ask = (e: BeforeUnloadEvent) => e.preventDefault();
+    addEventListener('beforeunload', ask);
+    return () => removeEventListener('beforeunload', ask);
+  }, [dirty]);
+
   const problem = text === null ? null : jsonProblem(text);
   const tpl = text === null || problem ? null : parseObject(text);
-  const dirty = text !== null && (text !== saved || testUrl !== savedUrl);
   const edit = (f: (tpl: Json) => Json) => {
     const cur = text === null ? null : parseObject(text);
     if (cur) setText(pretty(f(cur)));

@@ -587,6 +587,7 @@ function SectionEditor(props: {
 export function BalancersTab({ tpl, edit }: TemplateProps) {
   return (
     <SectionEditor
+      key={pretty(tpl.routing?.balancers ?? null)}
       label={t('balancersJson')}
       help={t('balancersHelp')}
       value={tpl.routing?.balancers}
@@ -606,6 +607,7 @@ export function BalancersTab({ tpl, edit }: TemplateProps) {
 export function DnsTab({ tpl, edit }: TemplateProps) {
   return (
     <SectionEditor
+      key={pretty(tpl.dns ?? null)}
       label={t('dnsJson')}
       help={t('dnsHelp')}
       value={tpl.dns}
