@@ -48,22 +48,35 @@ function offsetOf(text: string, line: number, column: number): number {
   return at + column - 1;
 }
 
-/** Engines that give no position: the longest prefix that still parses as far as a simple scanner can tell. */
+/**
+ * Engines whose message gives no position (recent V8: "Unexpected token ',', ... is not valid JSON"): the shortest
+ * prefix with a definite error, found by binary search (a prefix that is only cut short is not an error yet, and
+ * once a prefix has a definite error every longer one has it too). The offset is that prefix's last character.
+ */
 function guessOffset(text: string): number {
-  let lo = 0;
+  let lo = 1;
   let hi = text.length;
-  // Binary search for the first prefix whose error is not "unexpected end": a cheap, adequate approximation.
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    try {
-      JSON.parse(text.slice(0, mid));
-      lo = mid + 1;
-    } catch (e) {
-      if (/end/i.test(String(e))) lo = mid + 1;
-      else hi = mid;
-    }
+    if (definitelyBroken(text.slice(0, mid))) hi = mid;
+    else lo = mid + 1;
   }
-  return lo;
+  return lo - 1;
+}
+
+/** True when the prefix already has an error that more text cannot repair. */
+function definitelyBroken(prefix: string): boolean {
+  try {
+    JSON.parse(prefix);
+    return false;
+  } catch (err) {
+    const message = String(err instanceof Error ? err.message : err);
+    if (/end of (JSON )?(input|data)/i.test(message)) return false;
+    const lc = /line (\d+) column (\d+)/.exec(message);
+    const pos = /position (\d+)/.exec(message);
+    const at = lc ? offsetOf(prefix, Number(lc[1]), Number(lc[2])) : pos ? Number(pos[1]) : -1;
+    return at < 0 || at < prefix.length;
+  }
 }
 
 export const pretty = (v: unknown): string => JSON.stringify(v, null, 2);
