@@ -84,11 +84,12 @@ try {
       'add-inbound',
       'panel/inbounds',
       async (p) => {
-        await p.locator('main .row button.primary').first().click();
-        await p
-          .locator('dialog select')
-          .filter({ has: p.locator('option[value=reality]') })
-          .selectOption('reality');
+        await p.getByRole('button', { name: /^(Add inbound|افزودن ورودی)$/ }).click();
+        await p.locator('dialog[open]').waitFor();
+        // By the options' texts (protocol and security names are not translated), so this works in every language.
+        const select = (name: string) => p.locator('dialog[open] select').filter({ hasText: name }).first();
+        await select('vless').selectOption('vless');
+        await select('reality').selectOption('reality');
         await p.waitForTimeout(300);
       },
     ],
