@@ -42,7 +42,7 @@ const PAGES: [string, string, string?][] = [
   ['clients', 'clients', 'tbody input[type=checkbox]'],
   ['groups', 'groups'],
   ['nodes', 'nodes'],
-  ['core-config', 'core-config', '[aria-label="Core configuration"]'],
+  ['core-config', 'core-config', '.cc-editor:not([aria-busy])'],
   ['settings', 'settings'],
   ['logs', 'logs'],
 ];

@@ -66,18 +66,15 @@ try {
     ['clients', 'panel/clients'],
     ['groups', 'panel/groups'],
     ['nodes', 'panel/nodes'],
-    ['core-config', 'panel/core-config', (p) => p.locator('[aria-label="Core configuration"]').first().waitFor()],
+    ['core-config', 'panel/core-config', (p) => p.locator('.cc-editor:not([aria-busy])').waitFor()],
     ['settings', 'panel/settings'],
     ['logs', 'panel/logs'],
     [
       'client-links',
       'panel/clients',
       async (p) => {
-        await p.locator('tbody button[aria-label^="Links"]').first().click();
-        await p
-          .getByRole('img', { name: /^QR code/ })
-          .first()
-          .waitFor();
+        await p.getByRole('button', { name: /^(Links for|پیوندهای) alice@example.com$/ }).click();
+        await p.locator('.qr').first().waitFor();
       },
     ],
     [

@@ -13,6 +13,7 @@ import { BalancersTab, DnsTab, OutboundsTab, RoutingTab } from './core-config-ro
 import { TrafficTab, VersionsTab } from './core-config-ops';
 import type { JsonEditor } from './core-config-editor';
 import './core-config.css';
+import { panelId, TabList, tabId } from '../tabs';
 
 const TABS = ['json', 'routing', 'outbounds', 'balancers', 'dns', 'default', 'traffic', 'running', 'versions'] as const;
 type Tab = (typeof TABS)[number];
@@ -204,8 +205,15 @@ export function CoreConfigPage() {
         )}
       </div>
 
-      <Tabs tab={tab} setTab={setTab} />
-      <div role="tabpanel" id={`cc-panel-${tab}`} aria-labelledby={`cc-tab-${tab}`} class="cc-panel" tabIndex={-1}>
+      <TabList
+        label={t('sections')}
+        prefix="cc"
+        ids={TABS}
+        current={tab}
+        name={(k) => t(TAB_NAME[k])}
+        onChoose={setTab}
+      />
+      <div role="tabpanel" id={panelId('cc', tab)} aria-labelledby={tabId('cc', tab)} class="cc-panel" tabIndex={-1}>
         {tab === 'json' && <JsonTab text={text} rev={rev} onEdit={setTextFromEditor} />}
         {tab === 'routing' && templateTab((p) => <RoutingTab {...p} aliases={aliases} inboundTags={inboundTags} />)}
         {tab === 'outbounds' &&
@@ -217,44 +225,6 @@ export function CoreConfigPage() {
         {tab === 'running' && <RunningTab coreState={coreState} />}
         {tab === 'versions' && <VersionsTab onGeoChange={loadAliases} />}
       </div>
-    </div>
-  );
-}
-
-function Tabs({ tab, setTab }: { tab: Tab; setTab: (t: Tab) => void }) {
-  const ref = useRef<HTMLDivElement>(null);
-  // Arrow keys, Home and End move between tabs (the ARIA tabs pattern, activation follows focus).
-  const onKey = (e: KeyboardEvent) => {
-    const i = TABS.indexOf(tab);
-    const rtl = document.documentElement.dir === 'rtl';
-    const next: Record<string, number> = {
-      ArrowRight: rtl ? i - 1 : i + 1,
-      ArrowLeft: rtl ? i + 1 : i - 1,
-      Home: 0,
-      End: TABS.length - 1,
-    };
-    if (!(e.key in next)) return;
-    e.preventDefault();
-    const to = TABS[(next[e.key]! + TABS.length) % TABS.length]!;
-    setTab(to);
-    ref.current?.querySelector<HTMLElement>(`#cc-tab-${to}`)?.focus();
-  };
-  return (
-    <div role="tablist" aria-label={t('sections')} class="cc-tabs" ref={ref} onKeyDown={onKey}>
-      {TABS.map((k) => (
-        <button
-          key={k}
-          type="button"
-          role="tab"
-          id={`cc-tab-${k}`}
-          aria-selected={k === tab}
-          aria-controls={`cc-panel-${k}`}
-          tabIndex={k === tab ? 0 : -1}
-          onClick={() => setTab(k)}
-        >
-          {t(TAB_NAME[k])}
-        </button>
-      ))}
     </div>
   );
 }

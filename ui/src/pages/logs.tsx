@@ -8,6 +8,7 @@ import { num, time } from '../i18n';
 import { coreLog, fileStamp, panelLog, saveFile, type CoreLogFilter, type PanelLevel } from './logs.api';
 import { t } from './logs.i18n';
 import './logs.css';
+import { panelId, TabList, tabId, useUrlTab } from '../tabs';
 
 type Tab = 'panel' | 'core';
 const TABS: Tab[] = ['panel', 'core'];
@@ -15,8 +16,6 @@ const LEVELS: PanelLevel[] = ['debug', 'info', 'warning', 'error'];
 const COUNTS = [50, 100, 200, 500, 1000, 5000, 10000];
 /** Follow mode reads the log again this often (only while the browser tab is visible). */
 export const FOLLOW_MS = 3000;
-
-const tabFromUrl = (): Tab => (new URLSearchParams(location.search).get('tab') === 'core' ? 'core' : 'panel');
 
 /** A panel log line (JSON from the panel's logger) as `time LEVEL message key=value…`; other lines unchanged. */
 export function readable(line: string): string {
@@ -41,54 +40,20 @@ const levelClass = (line: string): string => {
 };
 
 export function Logs() {
-  const [tab, setTab] = useState<Tab>(tabFromUrl);
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ panel: null, core: null });
-
-  const choose = (next: Tab, focus = false) => {
-    setTab(next);
-    const q = new URLSearchParams(location.search);
-    if (next === 'panel') q.delete('tab');
-    else q.set('tab', next);
-    const qs = q.toString();
-    history.replaceState(null, '', location.pathname + (qs ? `?${qs}` : ''));
-    if (focus) tabRefs.current[next]?.focus();
-  };
-  const onKey = (e: KeyboardEvent) => {
-    const i = TABS.indexOf(tab);
-    const rtl = document.documentElement.dir === 'rtl';
-    let j = -1;
-    if (e.key === (rtl ? 'ArrowLeft' : 'ArrowRight')) j = (i + 1) % TABS.length;
-    else if (e.key === (rtl ? 'ArrowRight' : 'ArrowLeft')) j = (i + TABS.length - 1) % TABS.length;
-    else if (e.key === 'Home') j = 0;
-    else if (e.key === 'End') j = TABS.length - 1;
-    if (j < 0) return;
-    e.preventDefault();
-    choose(TABS[j]!, true);
-  };
+  const [tab, choose] = useUrlTab(TABS);
 
   return (
     <>
       <h1>{t('title')}</h1>
-      <div role="tablist" aria-label={t('tabs')} class="log-tabs" onKeyDown={onKey}>
-        {TABS.map((k) => (
-          <button
-            key={k}
-            ref={(el) => {
-              tabRefs.current[k] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`log-tab-${k}`}
-            aria-selected={tab === k}
-            aria-controls={`log-panel-${k}`}
-            tabIndex={tab === k ? 0 : -1}
-            onClick={() => choose(k)}
-          >
-            {t(k === 'panel' ? 'panelTab' : 'coreTab')}
-          </button>
-        ))}
-      </div>
-      <section role="tabpanel" id={`log-panel-${tab}`} aria-labelledby={`log-tab-${tab}`} class="card log-card">
+      <TabList
+        label={t('tabs')}
+        prefix="log"
+        ids={TABS}
+        current={tab}
+        name={(k) => t(k === 'panel' ? 'panelTab' : 'coreTab')}
+        onChoose={choose}
+      />
+      <section role="tabpanel" id={panelId('log', tab)} aria-labelledby={tabId('log', tab)} class="card log-card">
         {tab === 'panel' ? <PanelLog key="panel" /> : <CoreLog key="core" />}
       </section>
     </>

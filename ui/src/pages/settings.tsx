@@ -14,6 +14,7 @@ import { useRefetch } from '../refetch';
 import { settingsApi, type ApiToken, type Settings } from './settings.api';
 import { t } from './settings.i18n';
 import './settings.css';
+import { panelId, TabList, tabId, useUrlTab } from '../tabs';
 
 type SettingKey = keyof Settings;
 type Key = Parameters<typeof t>[0];
@@ -139,7 +140,7 @@ const TABS = [
   ['subscription', 'tabSubscription'],
   ['telegram', 'tabTelegram'],
 ] as const;
-type Tab = (typeof TABS)[number][0];
+const TAB_IDS = TABS.map(([id]) => id);
 
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 /** The key an API message names (`webPort: must be …`), if any. */
@@ -150,14 +151,9 @@ const NOTE_KEY = 'panel.settings.note';
 
 type Draft = Partial<Record<SettingKey, string | boolean>>;
 
-function tabFromUrl(): Tab {
-  const q = new URLSearchParams(location.search).get('tab');
-  return TABS.some(([id]) => id === q) ? (q as Tab) : 'panel';
-}
-
 export function Settings() {
   const [saved, setSaved] = useState<Settings | null>(null);
-  const [tab, setTab] = useState<Tab>(tabFromUrl);
+  const [tab, choose] = useUrlTab(TAB_IDS);
   const [restartPending, setRestartPending] = useState(false);
   const [restartNote, setRestartNote] = useState<{ text: string; href?: string } | null>(null);
   const [restarting, setRestarting] = useState(false);
@@ -198,29 +194,6 @@ export function Settings() {
       clearTimeout(timer);
     };
   }, []);
-
-  const choose = (id: Tab) => {
-    setTab(id);
-    const q = new URLSearchParams(location.search);
-    if (id === 'panel') q.delete('tab');
-    else q.set('tab', id);
-    const s = q.toString();
-    history.replaceState(null, '', `${location.pathname}${s ? `?${s}` : ''}`);
-  };
-
-  const onTabKey = (e: KeyboardEvent) => {
-    const i = TABS.findIndex(([id]) => id === tab);
-    const rtl = document.documentElement.dir === 'rtl';
-    let next = -1;
-    if (e.key === (rtl ? 'ArrowLeft' : 'ArrowRight')) next = (i + 1) % TABS.length;
-    else if (e.key === (rtl ? 'ArrowRight' : 'ArrowLeft')) next = (i + TABS.length - 1) % TABS.length;
-    else if (e.key === 'Home') next = 0;
-    else if (e.key === 'End') next = TABS.length - 1;
-    if (next < 0) return;
-    e.preventDefault();
-    choose(TABS[next]![0]);
-    document.getElementById(`settings-tab-${TABS[next]![0]}`)?.focus();
-  };
 
   const onSaved = (s: Settings, changed: SettingKey[]) => {
     setSaved(s);
@@ -288,26 +261,18 @@ export function Settings() {
           )}
         </div>
       )}
-      <div role="tablist" aria-label={t('sections')} class="settings-tabs" onKeyDown={onTabKey}>
-        {TABS.map(([id, key]) => (
-          <button
-            key={id}
-            type="button"
-            role="tab"
-            id={`settings-tab-${id}`}
-            aria-selected={tab === id}
-            aria-controls={`settings-panel-${id}`}
-            tabIndex={tab === id ? 0 : -1}
-            onClick={() => choose(id)}
-          >
-            {t(key)}
-          </button>
-        ))}
-      </div>
+      <TabList
+        label={t('sections')}
+        prefix="settings"
+        ids={TAB_IDS}
+        current={tab}
+        name={(id) => t(TABS.find(([k]) => k === id)![1])}
+        onChoose={choose}
+      />
       <section
         role="tabpanel"
-        id={`settings-panel-${tab}`}
-        aria-labelledby={`settings-tab-${tab}`}
+        id={panelId('settings', tab)}
+        aria-labelledby={tabId('settings', tab)}
         class="settings-panel"
       >
         {saved === null ? (
