@@ -1,6 +1,6 @@
 // The app shell: navigation "Main", Log out, one h1 per page, a client-side router over {base}panel/<page>
 // (every page URL is also served by the panel, so reload and bookmarks work), and the announcements region.
-import { render, type ComponentChildren } from 'preact';
+import { render, type ComponentChildren, type ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { navigate, useLocation } from './app-nav';
 import { api, base } from './api';
@@ -8,14 +8,6 @@ import { connectLive } from './live';
 import { LanguagePicker } from './common';
 import { applyLang, lang, onLangChange } from './i18n';
 import { t } from './shell.i18n';
-import { Overview } from './pages/overview';
-import { Inbounds } from './pages/inbounds';
-import { Clients } from './pages/clients';
-import { Groups } from './pages/groups';
-import { Nodes } from './pages/nodes';
-import { CoreConfig } from './pages/core-config';
-import { Settings } from './pages/settings';
-import { Logs } from './pages/logs';
 import { announce, Announcements } from './announce';
 import './styles.css';
 
@@ -40,27 +32,46 @@ function NotFound() {
   return <h1>{t('notFound')}</h1>;
 }
 
+/**
+ * Each page is a chunk of its own, loaded when it is opened, so a page downloads only its code and the shell's.
+ * The Core page also starts loading its editor at once.
+ */
+const PAGES: Record<string, () => Promise<ComponentType>> = {
+  '': () => import('./pages/overview').then((m) => m.Overview),
+  inbounds: () => import('./pages/inbounds').then((m) => m.Inbounds),
+  clients: () => import('./pages/clients').then((m) => m.Clients),
+  groups: () => import('./pages/groups').then((m) => m.Groups),
+  nodes: () => import('./pages/nodes').then((m) => m.Nodes),
+  'core-config': () => {
+    void import('./pages/core-config-editor').catch(() => undefined);
+    return import('./pages/core-config-page').then((m) => m.CoreConfigPage);
+  },
+  settings: () => import('./pages/settings').then((m) => m.Settings),
+  logs: () => import('./pages/logs').then((m) => m.Logs),
+};
+
 function Page({ page }: { page: string }) {
-  switch (page) {
-    case '':
-      return <Overview />;
-    case 'inbounds':
-      return <Inbounds />;
-    case 'clients':
-      return <Clients />;
-    case 'groups':
-      return <Groups />;
-    case 'nodes':
-      return <Nodes />;
-    case 'core-config':
-      return <CoreConfig />;
-    case 'settings':
-      return <Settings />;
-    case 'logs':
-      return <Logs />;
-    default:
-      return <NotFound />;
-  }
+  const [View, setView] = useState<ComponentType | null>(null);
+  useEffect(() => {
+    const load = PAGES[page];
+    if (!load) return;
+    let current = true;
+    load().then(
+      (c) => current && setView(() => c),
+      (e) => announce(t('pageFailed', { msg: String(e instanceof Error ? e.message : e) }), true),
+    );
+    return () => {
+      current = false;
+    };
+  }, [page]);
+  if (!(page in PAGES)) return <NotFound />;
+  if (View) return <View />;
+  // No h1 until the page itself renders: its heading is the sign that the page is there.
+  return (
+    <p class="muted" aria-busy="true">
+      {t('loading')}
+    </p>
+  );
 }
 
 function Shell({ children, page }: { children: ComponentChildren; page: string }) {
