@@ -78,6 +78,17 @@ describe.skipIf(missing)('browser UI in four languages', () => {
     await context.close();
   });
 
+  it('the overview charts label their time axis in the language', async () => {
+    const { context, page } = await openPage(browser);
+    await loginUi(page, panel);
+    await picker(page).selectOption({ label: LANG_NAMES.fa });
+    const legend = page.locator('.u-legend').first();
+    await legend.waitFor();
+    expect(await legend.textContent()).toContain('زمان');
+    expect(await legend.textContent()).not.toContain('Time');
+    await context.close();
+  });
+
   it('follows the browser language until one is chosen, on the login page too', async () => {
     const { context, page } = await openPage(browser, { ...DESKTOP, locale: 'ru-RU' });
     await page.goto(panel.url);

@@ -129,6 +129,10 @@ export const dateTime = (ms: number): string =>
 export const time = (ms: number): string =>
   cached('t', () => new Intl.DateTimeFormat(locale(), { timeStyle: 'medium' })).format(ms);
 
+/** Hours and minutes only (chart axes). */
+export const clock = (ms: number): string =>
+  cached('c', () => new Intl.DateTimeFormat(locale(), { hour: '2-digit', minute: '2-digit' })).format(ms);
+
 /** "in 3 days", "2 hours ago" in the language. */
 export function relative(ms: number, now = Date.now()): string {
   const rtf = cached('r', () => new Intl.RelativeTimeFormat(locale(), { numeric: 'auto' }));

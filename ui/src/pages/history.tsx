@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api } from '../api';
-import { bytes, num, percent } from '../i18n';
+import { bytes, clock, dateTime, num, percent } from '../i18n';
 import { t } from './overview.i18n';
 
 const BUCKETS = [2, 30, 60, 120, 180, 300];
@@ -53,7 +53,8 @@ function Chart(props: {
         width: Math.max(200, el.clientWidth),
         height: 160,
         series: [
-          {},
+          // Time in the language's calendar and digits (uPlot's own labels are English and Gregorian).
+          { label: t('time'), value: (_u: uPlot, v: number | null) => (v == null ? '—' : dateTime(v * 1000)) },
           ...props.labels.map((label, i) => ({
             label,
             stroke: colors[i % colors.length],
@@ -61,7 +62,10 @@ function Chart(props: {
             value: (_u: uPlot, v: number | null) => (v == null ? '—' : props.fmt(v)),
           })),
         ],
-        axes: [axis, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map((v) => props.fmt(v)) }],
+        axes: [
+          { ...axis, values: (_u: uPlot, vals: number[]) => vals.map((v) => clock(v * 1000)) },
+          { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map((v) => props.fmt(v)) },
+        ],
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
       },

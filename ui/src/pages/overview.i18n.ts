@@ -53,6 +53,7 @@ export const t = messages({
     down: 'Down',
     online: 'Online',
     chartLabel: '{title} chart ({n} points)',
+    time: 'Time',
   },
   ru: {
     overview: 'Обзор',
@@ -106,6 +107,7 @@ export const t = messages({
     down: 'Загрузка',
     online: 'Онлайн',
     chartLabel: 'График «{title}» ({n} точек)',
+    time: 'Время',
   },
   fa: {
     overview: 'نمای کلی',
@@ -159,6 +161,7 @@ export const t = messages({
     down: 'دریافت',
     online: 'آنلاین',
     chartLabel: 'نمودار {title} ({n} نقطه)',
+    time: 'زمان',
   },
   zh: {
     overview: '概览',
@@ -212,5 +215,6 @@ export const t = messages({
     down: '下行',
     online: '在线',
     chartLabel: '{title}图表（{n} 个点）',
+    time: '时间',
   },
 });
