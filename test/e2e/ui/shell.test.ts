@@ -225,6 +225,8 @@ describe.skipIf(missing)('browser UI: serving, login, shell', () => {
     await loginUi(page, panel);
     await page.goto(`${panel.url}panel/clients?search=abc&pageSize=50`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Clients');
+    // The page's own first reads must be done first: one still to go would meet the 401 and name this page.
+    await page.waitForLoadState('networkidle');
     // The session ends (cookie gone); the next API call the page makes answers 401.
     await context.clearCookies();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbounds' }).click();
