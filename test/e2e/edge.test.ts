@@ -158,11 +158,18 @@ describeEdge('the subscription Worker in workerd against PostgreSQL', () => {
       } else {
         expect(edge.headers, label(q)).toEqual(node.headers);
       }
-      if (node.length !== undefined && edge.length !== undefined)
+      // The delayed client's info page shows its expiry as a date and "in 7 d 0 h": renders a few seconds apart
+      // can read "in 6 d 23 h" (one byte longer), so there the expiry cell is compared without its text.
+      const page = (b: Buffer) =>
+        q.path.includes('/delayed')
+          ? b.toString().replace(/(data-testid="expiry">)[^]*?(<\/b>)/, '$1…$2')
+          : b.toString('latin1');
+      if (node.length !== undefined && edge.length !== undefined && !q.path.includes('/delayed'))
         expect(edge.length, `${label(q)}: content-length`).toBe(node.length);
-      expect(edge.body.equals(node.body), `${label(q)}: body\n--- node\n${node.body}\n--- worker\n${edge.body}`).toBe(
-        true,
-      );
+      expect(
+        page(edge.body) === page(node.body),
+        `${label(q)}: body\n--- node\n${node.body}\n--- worker\n${edge.body}`,
+      ).toBe(true);
     }
   }
 
