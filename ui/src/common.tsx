@@ -55,3 +55,33 @@ export function Dialog(props: {
     </dialog>
   );
 }
+
+/** Asks before a destructive action: the question (children), the panel's error if any, Cancel and the action. */
+export function ConfirmDialog(props: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  action: string;
+  onConfirm: () => void;
+  error?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <Dialog title={props.title} open={props.open} onClose={props.onClose}>
+      {props.children}
+      {props.error !== undefined && (
+        <div role="alert" class="alert">
+          {props.error}
+        </div>
+      )}
+      <div class="actions">
+        <button type="button" onClick={props.onClose}>
+          {t('cancel')}
+        </button>
+        <button type="button" class="primary danger" onClick={props.onConfirm}>
+          {props.action}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -18,6 +18,7 @@ export const t = messages({
     errors: 'Errors',
     language: 'Language',
     loading: 'Loading…',
+    cancel: 'Cancel',
     pageFailed: 'The page could not be loaded: {msg}',
   },
   ru: {
@@ -37,6 +38,7 @@ export const t = messages({
     errors: 'Ошибки',
     language: 'Язык (Language)',
     loading: 'Загрузка…',
+    cancel: 'Отмена',
     pageFailed: 'Не удалось загрузить страницу: {msg}',
   },
   fa: {
@@ -56,6 +58,7 @@ export const t = messages({
     errors: 'خطاها',
     language: 'زبان (Language)',
     loading: 'در حال بارگذاری…',
+    cancel: 'انصراف',
     pageFailed: 'بارگذاری صفحه ناموفق بود: {msg}',
   },
   zh: {
@@ -75,6 +78,7 @@ export const t = messages({
     errors: '错误',
     language: '语言 (Language)',
     loading: '加载中…',
+    cancel: '取消',
     pageFailed: '页面加载失败：{msg}',
   },
 });

@@ -2,7 +2,7 @@
 // traffic messages, never polled), core versions with install, the geo files, and custom geo sources.
 import { useEffect, useState } from 'preact/hooks';
 import { announce } from '../announce';
-import { Dialog } from '../common';
+import { ConfirmDialog, Dialog } from '../common';
 import { bytes, dateTime } from '../i18n';
 import { onLive, onReconnect } from '../live';
 import { useRefetch } from '../refetch';
@@ -469,35 +469,26 @@ function CustomGeo({ onChange }: { onChange: () => void }) {
           </form>
         )}
       </Dialog>
-      <Dialog title={t('deleteSource')} open={dialog?.kind === 'delete'} onClose={() => setDialog(null)}>
+      <ConfirmDialog
+        title={t('deleteSource')}
+        open={dialog?.kind === 'delete'}
+        onClose={() => setDialog(null)}
+        action={t('delete')}
+        onConfirm={() =>
+          dialog?.kind === 'delete' &&
+          void act(
+            'del',
+            () => coreApi.geoDelete(dialog.source.id),
+            t('geoDeleted', { alias: dialog.source.alias }),
+            true,
+          )
+        }
+        error={error}
+      >
         {dialog?.kind === 'delete' && (
-          <>
-            <p>{t('deleteSourceQ', { alias: dialog.source.alias, file: dialog.source.fileName })}</p>
-            <div role="alert" class="alert">
-              {error}
-            </div>
-            <div class="actions">
-              <button type="button" onClick={() => setDialog(null)}>
-                {t('cancel')}
-              </button>
-              <button
-                type="button"
-                class="primary danger"
-                onClick={() =>
-                  void act(
-                    'del',
-                    () => coreApi.geoDelete(dialog.source.id),
-                    t('geoDeleted', { alias: dialog.source.alias }),
-                    true,
-                  )
-                }
-              >
-                {t('delete')}
-              </button>
-            </div>
-          </>
+          <p>{t('deleteSourceQ', { alias: dialog.source.alias, file: dialog.source.fileName })}</p>
         )}
-      </Dialog>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, base } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { Dialog } from '../common';
+import { ConfirmDialog, Dialog } from '../common';
 import { navigate } from '../app-nav';
 import { useRefetch } from '../refetch';
 import { num } from '../i18n';
@@ -169,28 +169,21 @@ export function Groups() {
           </form>
         )}
       </Dialog>
-      <Dialog title={t('deleteGroup')} open={dialog?.kind === 'delete'} onClose={() => setDialog(null)}>
+      <ConfirmDialog
+        title={t('deleteGroup')}
+        open={dialog?.kind === 'delete'}
+        onClose={() => setDialog(null)}
+        action={t('delete')}
+        onConfirm={() =>
+          dialog?.kind === 'delete' &&
+          act(() => api.deleteGroup(dialog.group.name), t('deleted', { name: dialog.group.name }))
+        }
+        error={error}
+      >
         {dialog?.kind === 'delete' && (
-          <>
-            <p>{t('deleteConfirm', { name: dialog.group.name, n: dialog.group.clientCount })}</p>
-            <div role="alert" class="alert">
-              {error}
-            </div>
-            <div class="actions">
-              <button type="button" onClick={() => setDialog(null)}>
-                {t('cancel')}
-              </button>
-              <button
-                type="button"
-                class="primary danger"
-                onClick={() => act(() => api.deleteGroup(dialog.group.name), t('deleted', { name: dialog.group.name }))}
-              >
-                {t('delete')}
-              </button>
-            </div>
-          </>
+          <p>{t('deleteConfirm', { name: dialog.group.name, n: dialog.group.clientCount })}</p>
         )}
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }

@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { base } from '../api';
 import { onLive, onReconnect } from '../live';
 import { announce } from '../announce';
-import { Dialog } from '../common';
+import { ConfirmDialog, Dialog } from '../common';
 import { duration, num, relative } from '../i18n';
 import { navigate } from '../app-nav';
 import { useRefetch } from '../refetch';
@@ -176,24 +176,22 @@ export function Nodes() {
           if (saved.enable) void probe(saved);
         }}
       />
-      <Dialog title={t('deleteNode')} open={dialog?.kind === 'delete'} onClose={() => setDialog(null)}>
+      <ConfirmDialog
+        title={t('deleteNode')}
+        open={dialog?.kind === 'delete'}
+        onClose={() => setDialog(null)}
+        action={t('delete')}
+        onConfirm={() => dialog?.kind === 'delete' && remove(dialog.node)}
+      >
         {dialog?.kind === 'delete' && (
           <>
             <p>{t('deleteConfirm', { name: dialog.node.name })}</p>
             {boundTo(dialog.node.id).length > 0 && (
               <p class="alert">{t('deleteBound', { n: boundTo(dialog.node.id).length })}</p>
             )}
-            <div class="actions">
-              <button type="button" onClick={() => setDialog(null)}>
-                {t('cancel')}
-              </button>
-              <button type="button" class="primary danger" onClick={() => remove(dialog.node)}>
-                {t('delete')}
-              </button>
-            </div>
           </>
         )}
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }
